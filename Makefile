@@ -1,0 +1,45 @@
+# The two commands of the README: `make run` (install, build, run the quick start) and
+# `make test` (install, build, check formatting, run every test, then the parser tests again
+# under AddressSanitizer and UndefinedBehaviorSanitizer).
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Test binaries that read untrusted bytes; they run again under the sanitizers.
+SANITIZED_TESTS ?= base_test io_test parquet_test
+
+.PHONY: all setup build run test unit-test sanitize-test format format-check bench clean
+
+all: build
+
+setup:
+	@scripts/setup
+
+build: setup
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@scripts/quickstart
+
+test: build format-check unit-test sanitize-test
+
+unit-test:
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200
+
+sanitize-test: setup
+	@cmake -S . -B $(ASAN_BUILD) $(CMAKE_FLAGS) -DCDCLAKE_SANITIZE=ON -DCDCLAKE_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(SANITIZED_TESTS)
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200 -L 'base|io|parquet'
+
+format:
+	@git ls-files '*.h' '*.cc' '*.cpp' | xargs clang-format -i
+
+format-check:
+	@scripts/check-format
+
+bench: build
+	@scripts/bench
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,123 @@
+// Tests for types, columns, decimals and the shared text forms of values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "data/column.h"
+#include "data/decimal.h"
+#include "data/record_batch.h"
+#include "data/value_format.h"
+
+namespace cdclake::data {
+namespace {
+
+TEST(DataTypeTest, PrintsSqlSpelling) {
+  auto t =
+      DataType::Struct({{"a", DataType::Int32(), true},
+                        {"b", DataType::List(DataType::Decimal(10, 2)), true},
+                        {"c", DataType::Map(DataType::String(), DataType::TimestampNtz()), false}});
+  EXPECT_EQ(t->ToString(),
+            "struct<a:int,b:array<decimal(10,2)>,c:map<string,timestamp_ntz> not null>");
+  EXPECT_TRUE(t->Equals(*DataType::Struct(t->fields())));
+  EXPECT_FALSE(DataType::Decimal(10, 2)->Equals(*DataType::Decimal(10, 3)));
+}
+
+TEST(DecimalTest, FormatsExactly) {
+  EXPECT_EQ(FormatDecimal(1230, 2), "12.30");
+  EXPECT_EQ(FormatDecimal(-5, 3), "-0.005");
+  EXPECT_EQ(FormatDecimal(0, 2), "0.00");
+  EXPECT_EQ(FormatDecimal(7, 0), "7");
+  Int128 max38 = PowerOfTen(38) - 1;
+  EXPECT_EQ(FormatDecimal(max38, 0), std::string(38, '9'));
+  EXPECT_EQ(FormatDecimal(-max38, 38), "-0." + std::string(38, '9'));
+}
+
+TEST(DecimalTest, ParsesWithoutRounding) {
+  EXPECT_EQ(*ParseDecimal("12.3", 10, 2), 1230);
+  EXPECT_EQ(*ParseDecimal("-0.005", 5, 3), -5);
+  EXPECT_EQ(*ParseDecimal("1e3", 5, 0), 1000);
+  EXPECT_EQ(*ParseDecimal("5E-3", 5, 3), 5);
+  EXPECT_EQ(*ParseDecimal("+7.000", 5, 0), 7);
+  EXPECT_FALSE(ParseDecimal("1.234", 10, 2).ok());
+  EXPECT_FALSE(ParseDecimal("123", 2, 0).ok());
+  EXPECT_FALSE(ParseDecimal("abc", 10, 2).ok());
+  EXPECT_FALSE(ParseDecimal("", 10, 2).ok());
+  EXPECT_FALSE(ParseDecimal("1.2.3", 10, 2).ok());
+  EXPECT_EQ(*ParseDecimal(std::string(38, '9'), 38, 0), PowerOfTen(38) - 1);
+}
+
+TEST(DecimalTest, ByteWidthByPrecision) {
+  EXPECT_EQ(DecimalByteWidth(1), 1);
+  EXPECT_EQ(DecimalByteWidth(2), 1);
+  EXPECT_EQ(DecimalByteWidth(3), 2);
+  EXPECT_EQ(DecimalByteWidth(9), 4);
+  EXPECT_EQ(DecimalByteWidth(18), 8);
+  EXPECT_EQ(DecimalByteWidth(38), 16);
+}
+
+TEST(ValueFormatTest, DatesAndTimestamps) {
+  EXPECT_EQ(FormatDate(0), "1970-01-01");
+  EXPECT_EQ(FormatDate(-1), "1969-12-31");
+  EXPECT_EQ(FormatDate(19723), "2024-01-01");
+  EXPECT_EQ(FormatDate(DaysFromCivil(2000, 2, 29)), "2000-02-29");
+  for (int64_t d = -800000; d < 800000; d += 997) {
+    Value v = Value::Int(d);
+    std::string s = FormatDate(d);
+    int y = 0;
+    unsigned m = 0, dd = 0;
+    if (s[0] != '+' && s[0] != '-') {
+      ASSERT_EQ(std::sscanf(s.c_str(), "%d-%u-%u", &y, &m, &dd), 3) << s;
+      EXPECT_EQ(DaysFromCivil(y, m, dd), d) << s;
+    }
+  }
+  EXPECT_EQ(FormatTimestamp(0, true), "1970-01-01 00:00:00.000000Z");
+  EXPECT_EQ(FormatTimestamp(-1, false), "1969-12-31 23:59:59.999999");
+  EXPECT_EQ(FormatTimestamp(1700000000123456, true), "2023-11-14 22:13:20.123456Z");
+}
+
+TEST(ValueFormatTest, CsvQuotingFollowsTheContract) {
+  auto s = DataType::String();
+  EXPECT_EQ(CsvField(Value::Null(), *s), "");
+  EXPECT_EQ(CsvField(Value::Bytes(""), *s), "\"\"");
+  EXPECT_EQ(CsvField(Value::Bytes("a,b"), *s), "\"a,b\"");
+  EXPECT_EQ(CsvField(Value::Bytes("say \"hi\""), *s), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(CsvField(Value::Bytes(std::string("\x01\xff", 2)), *DataType::Binary()), "01ff");
+  EXPECT_EQ(CsvField(Value::Bool(true), *DataType::Boolean()), "true");
+  EXPECT_EQ(CsvField(Value::Double(0.1), *DataType::Double()), "0.1");
+  EXPECT_EQ(CsvField(Value::Double(1.5f), *DataType::Float()), "1.5");
+  auto st =
+      DataType::Struct({{"x", DataType::Int32(), true}, {"y", DataType::List(DataType::String())}});
+  EXPECT_EQ(
+      CsvField(Value::Nested({Value::Int(1), Value::Nested({Value::Bytes("a"), Value::Null()})}),
+               *st),
+      "\"{\"\"x\"\":1,\"\"y\"\":[\"\"a\"\",null]}\"");
+}
+
+TEST(ColumnTest, NestedValuesRoundTrip) {
+  auto t = DataType::Struct({{"id", DataType::Int64()},
+                             {"tags", DataType::List(DataType::String())},
+                             {"m", DataType::Map(DataType::Int32(), DataType::Decimal(20, 4))}});
+  Column c(t);
+  std::vector<Value> values = {
+      Value::Nested({Value::Int(1), Value::Nested({Value::Bytes("a"), Value::Null()}),
+                     Value::Nested({Value::Nested({Value::Int(3), Value::Decimal(-12345)})})}),
+      Value::Null(),
+      Value::Nested({Value::Null(), Value::Nested({}), Value::Null()}),
+  };
+  for (const Value& v : values) c.AppendValue(v);
+  ASSERT_EQ(c.length(), 3);
+  EXPECT_EQ(c.null_count(), 1);
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(c.GetValue(i), values[i]) << i;
+  Column copy(t);
+  for (int64_t i = 0; i < c.length(); ++i) copy.AppendFrom(c, i);
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(copy.GetValue(i), values[i]) << i;
+}
+
+TEST(ValueTest, DoublesCompareByBits) {
+  EXPECT_EQ(Value::Double(std::nan("")), Value::Double(std::nan("")));
+  EXPECT_FALSE(Value::Double(0.0) == Value::Double(-0.0));
+  EXPECT_FALSE(Value::Int(1) == Value::Double(1.0));
+}
+
+}  // namespace
+}  // namespace cdclake::data

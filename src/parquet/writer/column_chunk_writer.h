@@ -1,0 +1,76 @@
+// ColumnChunkWriter: turns one leaf's levels and values into the pages of a column chunk —
+// RLE_DICTIONARY first, PLAIN after the dictionary outgrows its limit — with statistics,
+// compression and the chunk's ColumnMetaData.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "data/column.h"
+#include "parquet/format/parquet_types.h"
+#include "parquet/schema/file_schema.h"
+#include "parquet/statistics.h"
+#include "parquet/writer/dictionary_builder.h"
+#include "parquet/writer/writer_options.h"
+
+namespace cdclake::parquet {
+
+class ColumnChunkWriter {
+ public:
+  ColumnChunkWriter(const SchemaNode& leaf, const WriterOptions& options);
+
+  /// Adds `num_levels` level pairs (rep may be null when the leaf is not repeated; def may be
+  /// null when the leaf is required and unnested) and the non-null values
+  /// `values[indices[0..num_values)]`. The first level of a call starts a row.
+  Status Add(const int16_t* def, const int16_t* rep, size_t num_levels, const data::Column& values,
+             const int64_t* indices, size_t num_values);
+  /// Closes the pending page when it has reached the page size. Call at row boundaries.
+  Status MaybeFlushPage();
+
+  /// Bytes buffered for the current row group (encoded, before compression).
+  int64_t buffered_bytes() const { return buffered_uncompressed_ + PendingBytes(); }
+
+  /// Ends the chunk: appends its bytes (dictionary page, then data pages) to `out`, which ends
+  /// at file offset `file_offset` before the call, and returns its metadata. Resets the writer
+  /// for the next row group.
+  Result<format::ColumnChunk> Finish(int64_t file_offset, std::string* out);
+
+ private:
+  int64_t PendingBytes() const;
+  Status FlushPage();
+  Status FallBackToPlain();
+  void AppendPlain(const data::Column& values, const int64_t* indices, size_t n);
+  void AppendDictionaryIndices(const data::Column& values, const int64_t* indices, size_t n);
+  Status AddPage(format::PageType type, std::string body, int32_t num_values,
+                 format::Encoding encoding);
+
+  const SchemaNode& leaf_;
+  const WriterOptions& options_;
+  int width_;  // PhysicalWidth(leaf)
+  bool use_dictionary_;
+  DictionaryBuilder dictionary_;
+  StatisticsCollector statistics_;
+
+  // The pending page.
+  std::vector<int16_t> def_;
+  std::vector<int16_t> rep_;
+  std::vector<uint32_t> indices_;  // dictionary mode
+  std::string plain_;              // plain mode (fixed, byte arrays)
+  std::vector<uint8_t> booleans_;  // plain mode, booleans
+  int64_t pending_levels_ = 0;
+
+  // The chunk so far.
+  std::string pages_;  // data pages, compressed, with headers
+  int64_t buffered_uncompressed_ = 0;
+  int64_t total_uncompressed_ = 0;
+  int64_t num_values_ = 0;
+  int32_t dictionary_pages_written_ = 0;
+  int32_t dict_data_pages_ = 0;
+  int32_t plain_data_pages_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace cdclake::parquet
