@@ -8,7 +8,7 @@ CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Test binaries that read untrusted bytes; they run again under the sanitizers.
 SANITIZED_TESTS ?= base_test io_test parquet_test
 
-.PHONY: all setup build run test unit-test sanitize-test format format-check bench clean
+.PHONY: all setup build run test unit-test sanitize-test format format-check tidy bench clean
 
 all: build
 
@@ -37,6 +37,11 @@ format:
 
 format-check:
 	@scripts/check-format
+
+# clang-tidy on the files changed since REV (default: the last commit).
+REV ?= HEAD~1
+tidy: build
+	@git diff --name-only $(REV) -- '*.cc' | xargs -r clang-tidy -p $(BUILD) --quiet --extra-arg=-Wno-unknown-warning-option
 
 bench: build
 	@scripts/bench

@@ -27,7 +27,8 @@ std::string FormatDecimal(Int128 unscaled, int scale) {
   if (negative) digits.erase(0, 1);
   if (scale > 0) {
     if (static_cast<int>(digits.size()) <= scale) {
-      digits.insert(0, static_cast<size_t>(scale - static_cast<int>(digits.size()) + 1), '0');
+      size_t pad = static_cast<size_t>(scale) + 1 - digits.size();
+      digits.insert(0, pad, '0');
     }
     digits.insert(digits.size() - static_cast<size_t>(scale), ".");
   }

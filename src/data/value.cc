@@ -1,7 +1,8 @@
 // Value equality and debug printing.
 #include "data/value.h"
 
-#include <cstring>
+#include <bit>
+#include <cstdint>
 
 #include "data/decimal.h"
 
@@ -13,7 +14,7 @@ bool Value::operator==(const Value& other) const {
     double a = double_value();
     double b = other.double_value();
     if (a != a && b != b) return true;  // NaN == NaN
-    return std::memcmp(&a, &b, sizeof(double)) == 0;
+    return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
   }
   return rep_ == other.rep_;
 }

@@ -145,12 +145,8 @@ Status DeltaBinaryPackedDecoder<T>::ReadBlockHeader() {
   block_offset_ = reader_.position();
   Result<uint64_t> raw = reader_.ReadVarint();
   if (!raw.ok()) return raw.status().WithContext("DELTA_BINARY_PACKED block min delta");
-  const int64_t min_delta = ZigZagDecode(*raw);
-  if (!FitsIn<T>(min_delta)) {
-    return Status::Corrupt("DELTA_BINARY_PACKED min delta " + std::to_string(min_delta) +
-                           At(block_offset_) + " is out of range for INT32");
-  }
-  min_delta_ = static_cast<U>(static_cast<T>(min_delta));
+  // Taken modulo 2^bits: some older INT32 writers computed deltas in 64 bits (see the header).
+  min_delta_ = static_cast<U>(ZigZagDecode(*raw));
   Result<std::string_view> widths = reader_.ReadBytes(static_cast<size_t>(miniblocks_));
   if (!widths.ok()) return widths.status().WithContext("DELTA_BINARY_PACKED miniblock bit widths");
   widths_ = *widths;
@@ -162,10 +158,10 @@ template <typename T>
 Status DeltaBinaryPackedDecoder<T>::NextMiniBlock() {
   if (miniblock_index_ == miniblocks_) CDCLAKE_RETURN_IF_ERROR(ReadBlockHeader());
   const int width = static_cast<uint8_t>(widths_[static_cast<size_t>(miniblock_index_)]);
-  if (width > kMaxBitWidth) {
+  if (width > 64) {
     return Status::Corrupt("DELTA_BINARY_PACKED miniblock " + std::to_string(miniblock_index_) +
                            " of the block" + At(block_offset_) + " has bit width " +
-                           std::to_string(width) + ", more than " + std::to_string(kMaxBitWidth));
+                           std::to_string(width) + ", more than 64");
   }
   // A miniblock with values is always stored whole, padding included.
   const size_t bytes = static_cast<size_t>(miniblock_size_ / 8) * static_cast<size_t>(width);
@@ -184,6 +180,25 @@ template <typename T>
 Status DeltaBinaryPackedDecoder<T>::Shortfall(size_t wanted) const {
   return Status::Corrupt("DELTA_BINARY_PACKED: " + std::to_string(wanted) + " values wanted, " +
                          std::to_string(remaining_) + " of " + std::to_string(total_) + " remain");
+}
+
+template <typename T>
+void DeltaBinaryPackedDecoder<T>::UnpackDeltas(size_t n, U* out) {
+  if constexpr (sizeof(U) < 8) {
+    if (mb_width_ > static_cast<int>(8 * sizeof(U))) {
+      // Deltas wider than the type (older INT32 writers): unpack 64-bit, keep the low bits.
+      const auto width = static_cast<size_t>(mb_width_);
+      uint64_t wide[64];
+      for (size_t done = 0; done < n; done += 64) {
+        const size_t k = std::min<size_t>(64, n - done);
+        const size_t skip = done / 8 * width;
+        UnpackBits<uint64_t>(mb_data_ + skip, mb_size_ - skip, mb_width_, k, wide);
+        for (size_t j = 0; j < k; ++j) out[done + j] = static_cast<U>(wide[j]);
+      }
+      return;
+    }
+  }
+  UnpackBits<U>(mb_data_, mb_size_, mb_width_, n, out);
 }
 
 template <typename T>
@@ -219,7 +234,7 @@ Status DeltaBinaryPackedDecoder<T>::Decode(T* out, size_t n) {
       const size_t width = static_cast<size_t>(mb_width_);
       size_t whole = static_cast<size_t>(std::min<uint64_t>(mb_left_, n - i)) / 8 * 8;
       if (whole > 0) {
-        UnpackBits<U>(mb_data_, mb_size_, mb_width_, whole, dst + i);
+        UnpackDeltas(whole, dst + i);
         Accumulate(dst + i, whole);
         mb_data_ += whole / 8 * width;
         mb_size_ -= whole / 8 * width;
@@ -227,7 +242,7 @@ Status DeltaBinaryPackedDecoder<T>::Decode(T* out, size_t n) {
         i += whole;
       } else {
         // Fewer than 8 wanted: unpack one group and keep the rest for the next batch.
-        UnpackBits<U>(mb_data_, mb_size_, mb_width_, 8, group_);
+        UnpackDeltas(8, group_);
         group_pos_ = 0;
         group_end_ = static_cast<size_t>(std::min<uint64_t>(8, mb_left_));
         mb_data_ += width;

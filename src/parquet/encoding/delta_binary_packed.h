@@ -46,6 +46,10 @@ class DeltaBinaryPackedEncoder {
 /// Reads a DELTA_BINARY_PACKED stream. Init() reads the header; Decode() then hands out values in
 /// batches of any size. Blocks and miniblocks are read only when values are needed from them, so
 /// absent trailing miniblocks and the widths of unused ones are never looked at.
+/// For INT32 the spec forbids deltas wider than 32 bits, but some older writers (earlier libcudf
+/// and arrow-go releases) computed them in 64 bits; such min deltas and miniblocks of up to 64
+/// bits are read modulo 2^32, which restores the values exactly (parquet-java reads them too).
+/// Wider than 64 is corrupt. After an error the decoder is spent.
 template <typename T>
 class DeltaBinaryPackedDecoder {
   static_assert(std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>);
@@ -75,11 +79,12 @@ class DeltaBinaryPackedDecoder {
 
  private:
   using U = std::make_unsigned_t<T>;
-  static constexpr int kMaxBitWidth = 8 * sizeof(T);
 
   Status Shortfall(size_t wanted) const;
   Status NextMiniBlock();
   Status ReadBlockHeader();
+  // Unpacks `n` deltas (a multiple of 8) from the front of the current miniblock.
+  void UnpackDeltas(size_t n, U* out);
   void Accumulate(U* values, size_t n);
 
   ByteReader reader_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/bytes.h"
+#include "parquet/encoding/bit_packing.h"
 #include "parquet/encoding/encoding_test_util.h"
 
 namespace cdclake::parquet {
@@ -217,13 +218,10 @@ TEST(DeltaBinaryPackedTest, CorruptHeaders) {
 }
 
 TEST(DeltaBinaryPackedTest, CorruptBlocks) {
-  // Used miniblock wider than the type.
+  // Used miniblock wider than 64 bits.
   std::string wide = ThreeValueStream(0);
-  wide[6] = 33;
-  ExpectCorrupt(wide, "miniblock 0 of the block at offset 5 has bit width 33, more than 32");
-  // Min delta outside INT32.
-  ExpectCorrupt(FromHex("80 01 04 03 00  80 80 80 80 10 00 00 00 00"),
-                "min delta 2147483648 at offset 5");
+  wide[6] = 65;
+  ExpectCorrupt(wide, "miniblock 0 of the block at offset 5 has bit width 65, more than 64");
   // Miniblock body cut short: width 1 needs 4 bytes.
   ExpectCorrupt(ThreeValueStream(0).substr(0, 12), "DELTA_BINARY_PACKED miniblock");
   // Widths cut short (after a five-byte min delta), and a block too short for its header.
@@ -237,6 +235,31 @@ TEST(DeltaBinaryPackedTest, CorruptBlocks) {
   Status s = decoder.Decode(out, 4);
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
   EXPECT_NE(s.message().find("4 values wanted, 3 of 3 remain"), std::string::npos);
+}
+
+// INT32_MIN, INT32_MAX, INT32_MIN, 0 as a writer computing deltas in 64 bits wrote them: deltas
+// 2^32 - 1, -(2^32 - 1), 2^31; min delta -(2^32 - 1); relative deltas need 34 bits.
+TEST(DeltaBinaryPackedTest, LegacyWideInt32Deltas) {
+  const int64_t lo = INT32_MIN, hi = INT32_MAX;
+  std::string s = FromHex("80 01 04 04");
+  AppendVarint(&s, ZigZagEncode(lo));
+  const int64_t min_delta = -(hi - lo);
+  AppendVarint(&s, ZigZagEncode(min_delta));
+  s += FromHex("22 ff ff ff");  // width 34, then garbage widths for unused miniblocks
+  std::vector<uint64_t> relative(32, 0);
+  relative[0] = static_cast<uint64_t>((hi - lo) - min_delta);
+  relative[1] = 0;
+  relative[2] = static_cast<uint64_t>(-lo - min_delta);
+  PackBits(relative.data(), relative.size(), 34, &s);
+  for (size_t batch : {1, 4}) {
+    ExactBytes bytes(s);
+    DeltaBinaryPackedDecoder<int32_t> decoder(bytes.view());
+    ASSERT_TRUE(decoder.Init().ok());
+    std::vector<int32_t> out(4);
+    for (size_t i = 0; i < 4; i += batch) ASSERT_TRUE(decoder.Decode(out.data() + i, batch).ok());
+    EXPECT_EQ(out, (std::vector<int32_t>{INT32_MIN, INT32_MAX, INT32_MIN, 0}));
+    EXPECT_EQ(decoder.bytes_consumed(), s.size());
+  }
 }
 
 TEST(DeltaBinaryPackedTest, Int64WidthAbove64IsCorrupt) {

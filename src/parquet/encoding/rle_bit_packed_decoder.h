@@ -13,7 +13,8 @@ namespace cdclake::parquet {
 
 /// Decodes a stream of runs (no length prefix) of `bit_width`-bit values. Every value returned is
 /// below 2^bit_width; an RLE run whose value does not fit is corrupt. A bit-packed run cut short
-/// by the end of the data yields the whole values that are present, then the stream ends.
+/// by the end of the data yields the whole values that are present, then the stream ends. After
+/// an error the decoder is spent.
 class RleBitPackedDecoder {
  public:
   /// `data` must outlive the decoder. A bit width outside 0..32 makes every GetBatch fail.

@@ -19,7 +19,7 @@ struct Item {
 
 class Assembler {
  public:
-  Assembler(const SchemaNode& field, std::vector<LeafData*> leaves) : field_(field) {
+  Assembler(const SchemaNode& field, std::vector<LeafData*> leaves) {
     std::vector<const SchemaNode*> all;
     Collect(field, &all);
     for (size_t i = 0; i < all.size() && i < leaves.size(); ++i) data_[all[i]] = leaves[i];
@@ -151,7 +151,6 @@ class Assembler {
     return items;
   }
 
-  const SchemaNode& field_;
   std::unordered_map<const SchemaNode*, LeafData*> data_;
 };
 

@@ -16,11 +16,8 @@ constexpr uint64_t kMaxFooterBytes = 256ULL << 20;
 }  // namespace
 
 FileReader::FileReader(std::unique_ptr<io::RandomAccessFile> file, format::FileMetaData metadata,
-                       FileSchema schema, uint64_t file_size)
-    : file_(std::move(file)),
-      metadata_(std::move(metadata)),
-      schema_(std::move(schema)),
-      file_size_(file_size) {
+                       FileSchema schema)
+    : file_(std::move(file)), metadata_(std::move(metadata)), schema_(std::move(schema)) {
   int64_t row = 0;
   for (const auto& rg : metadata_.row_groups) {
     first_row_.push_back(row);
@@ -99,7 +96,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::unique_ptr<io::RandomA
                 std::to_string(meta.num_rows));
   }
   return std::unique_ptr<FileReader>(
-      new FileReader(std::move(file), std::move(meta), std::move(schema), size));
+      new FileReader(std::move(file), std::move(meta), std::move(schema)));
 }
 
 Result<std::vector<int>> FileReader::ProjectedFields(const ReadOptions& options) const {

@@ -57,14 +57,13 @@ class FileReader {
 
  private:
   FileReader(std::unique_ptr<io::RandomAccessFile> file, format::FileMetaData metadata,
-             FileSchema schema, uint64_t file_size);
+             FileSchema schema);
   Result<std::vector<int>> ProjectedFields(const ReadOptions& options) const;
   Status Error(const Status& s) const { return s.WithContext(file_->path()); }
 
   std::unique_ptr<io::RandomAccessFile> file_;
   format::FileMetaData metadata_;
   FileSchema schema_;
-  uint64_t file_size_;
   std::vector<int64_t> first_row_;  // per row group
 };
 

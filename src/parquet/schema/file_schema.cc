@@ -63,7 +63,7 @@ Result<TypePtr> LeafType(const SchemaElement& e) {
       int width = 32;
       bool is_signed = true;
       if (HasLogical(e, LogicalType::Kind::kInteger)) {
-        width = e.logical_type->bit_width;
+        width = static_cast<int>(static_cast<uint8_t>(e.logical_type->bit_width));
         is_signed = e.logical_type->is_signed;
       } else if (e.converted_type.has_value()) {
         switch (*e.converted_type) {

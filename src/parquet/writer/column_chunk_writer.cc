@@ -89,7 +89,7 @@ Status ColumnChunkWriter::MaybeFlushPage() {
   return Status::OK();
 }
 
-Status ColumnChunkWriter::AddPage(PageType type, std::string body, int32_t num_values,
+Status ColumnChunkWriter::AddPage(PageType type, const std::string& body, int32_t num_values,
                                   Encoding encoding) {
   CDCLAKE_ASSIGN_OR_RETURN(Codec codec, CodecFor(options_.compression));
   std::string compressed;
@@ -163,8 +163,8 @@ Status ColumnChunkWriter::FlushPage() {
   }
   if (pending_levels_ > INT32_MAX)
     return Status::InvalidArgument("a page holds more than 2^31 values");
-  CDCLAKE_RETURN_IF_ERROR(AddPage(PageType::kDataPage, std::move(body),
-                                  static_cast<int32_t>(pending_levels_), encoding));
+  CDCLAKE_RETURN_IF_ERROR(
+      AddPage(PageType::kDataPage, body, static_cast<int32_t>(pending_levels_), encoding));
   num_values_ += pending_levels_;
   pending_levels_ = 0;
   def_.clear();

@@ -44,7 +44,7 @@ class ColumnChunkWriter {
   Status FallBackToPlain();
   void AppendPlain(const data::Column& values, const int64_t* indices, size_t n);
   void AppendDictionaryIndices(const data::Column& values, const int64_t* indices, size_t n);
-  Status AddPage(format::PageType type, std::string body, int32_t num_values,
+  Status AddPage(format::PageType type, const std::string& body, int32_t num_values,
                  format::Encoding encoding);
 
   const SchemaNode& leaf_;
@@ -67,7 +67,6 @@ class ColumnChunkWriter {
   int64_t buffered_uncompressed_ = 0;
   int64_t total_uncompressed_ = 0;
   int64_t num_values_ = 0;
-  int32_t dictionary_pages_written_ = 0;
   int32_t dict_data_pages_ = 0;
   int32_t plain_data_pages_ = 0;
   std::string scratch_;
