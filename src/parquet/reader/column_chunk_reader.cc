@@ -1,6 +1,7 @@
 // Page decoding for one column chunk.
 #include "parquet/reader/column_chunk_reader.h"
 
+#include <algorithm>
 #include <string>
 
 #include "base/bytes.h"
@@ -50,6 +51,18 @@ Status ReadColumnChunk(const SchemaNode& leaf, const format::ColumnMetaData& met
   CDCLAKE_ASSIGN_OR_RETURN(Codec codec, CodecFor(meta.codec));
   ValueDecoder decoder(leaf);
   out->values = data::Column(leaf.type);
+  // Size the buffers once from the metadata, trusting it no further than the chunk's own bytes
+  // could justify (a lying footer must not make us reserve memory the file cannot fill).
+  auto expected = static_cast<int64_t>(
+      std::min<uint64_t>(static_cast<uint64_t>(meta.num_values), chunk_bytes.size() * 8 + 4096));
+  if (leaf.max_def > 0) out->def.reserve(static_cast<size_t>(expected));
+  if (leaf.max_rep > 0) out->rep.reserve(static_cast<size_t>(expected));
+  out->values.Reserve(expected);
+  if (leaf.type->byte_width() == 0) {
+    out->values.mutable_bytes().reserve(static_cast<size_t>(std::min<uint64_t>(
+        static_cast<uint64_t>(std::max<int64_t>(meta.total_uncompressed_size, 0)),
+        chunk_bytes.size() * 8 + 4096)));
+  }
   size_t pos = 0;
   int64_t values_seen = 0;
   std::string page;
