@@ -118,7 +118,10 @@ Status DeltaBinaryPackedDecoder<T>::Init() {
   at = reader_.position();
   CDCLAKE_ASSIGN_OR_RETURN(uint64_t first, read("first value"));
   const int64_t first_value = ZigZagDecode(first);
-  if (!FitsIn<T>(first_value)) {
+  // Some writers (DuckDB with unsigned 32-bit columns) zero-extend the first value of an INT32
+  // stream to 64 bits; like the deltas, it is read modulo 2^32. Anything wider is corrupt.
+  if (!FitsIn<T>(first_value) &&
+      !(sizeof(T) == 4 && first_value >= 0 && first_value <= 0xFFFFFFFFLL)) {
     return Status::Corrupt("DELTA_BINARY_PACKED first value " + std::to_string(first_value) +
                            At(at) + " is out of range for INT32");
   }

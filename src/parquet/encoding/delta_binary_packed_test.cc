@@ -212,9 +212,22 @@ TEST(DeltaBinaryPackedTest, CorruptHeaders) {
   ExpectCorrupt(FromHex("80 01 08 03 00"), "miniblock count 8");  // 16 values per miniblock
   ExpectCorrupt(FromHex("80 01 04 03"), "first value");
   ExpectCorrupt(FromHex("80 01"), "miniblock count");
-  ExpectCorrupt(FromHex("80 01 04 03 80 80 80 80 10"), "first value 2147483648 at offset 4");
+  // 2^33 does not fit 32 bits even as an unsigned value.
+  ExpectCorrupt(FromHex("80 01 04 03 80 80 80 80 40"), "first value 8589934592 at offset 4");
   ExpectCorrupt(FromHex("80 01 04 ff ff ff ff ff 01 00 00 00 00 00 00"),
                 "declares 68719476735 values but only 5 bytes follow at offset 10");
+}
+
+TEST(DeltaBinaryPackedTest, Int32FirstValueZeroExtendedReadsModulo32Bits) {
+  // DuckDB writes an unsigned 32-bit column's first value 4294967295 zero-extended to 64 bits.
+  std::string s = FromHex("80 01 04 01");  // block 128, 4 miniblocks, 1 value
+  AppendVarint(&s, ZigZagEncode(4294967295LL));
+  ExactBytes bytes(s);
+  DeltaBinaryPackedDecoder<int32_t> decoder(bytes.view());
+  ASSERT_TRUE(decoder.Init().ok());
+  int32_t v = 0;
+  ASSERT_TRUE(decoder.Decode(&v, 1).ok());
+  EXPECT_EQ(static_cast<uint32_t>(v), 4294967295u);
 }
 
 TEST(DeltaBinaryPackedTest, CorruptBlocks) {
