@@ -92,12 +92,11 @@ Status ColumnChunkWriter::MaybeFlushPage() {
 Status ColumnChunkWriter::AddPage(PageType type, const std::string& body, int32_t num_values,
                                   Encoding encoding) {
   CDCLAKE_ASSIGN_OR_RETURN(Codec codec, CodecFor(options_.compression));
-  std::string compressed;
-  CDCLAKE_RETURN_IF_ERROR(Compress(codec, body, &compressed, options_.compression_level));
+  CDCLAKE_RETURN_IF_ERROR(Compress(codec, body, &compressed_, options_.compression_level));
   format::PageHeader header;
   header.type = type;
   header.uncompressed_page_size = static_cast<int32_t>(body.size());
-  header.compressed_page_size = static_cast<int32_t>(compressed.size());
+  header.compressed_page_size = static_cast<int32_t>(compressed_.size());
   if (type == PageType::kDictionaryPage) {
     format::DictionaryPageHeader d;
     d.num_values = num_values;
@@ -111,15 +110,17 @@ Status ColumnChunkWriter::AddPage(PageType type, const std::string& body, int32_
     d.repetition_level_encoding = Encoding::kRle;
     header.data_page_header = d;
   }
-  std::string header_bytes;
-  format::EncodePageHeader(header, &header_bytes);
-  if (type != PageType::kDictionaryPage) {
-    pages_ += header_bytes;
-    pages_ += compressed;
+  std::string page;
+  format::EncodePageHeader(header, &page);
+  size_t header_size = page.size();
+  page.reserve(header_size + compressed_.size());
+  page += compressed_;
+  if (type == PageType::kDictionaryPage) {
+    dictionary_page_ = std::move(page);  // placed in front of the data pages by Finish()
   } else {
-    scratch_ = header_bytes + compressed;  // placed in front of the data pages by Finish()
+    pages_.push_back(std::move(page));
   }
-  int64_t uncompressed = static_cast<int64_t>(header_bytes.size() + body.size());
+  auto uncompressed = static_cast<int64_t>(header_size + body.size());
   buffered_uncompressed_ += uncompressed;
   total_uncompressed_ += uncompressed;
   return Status::OK();
@@ -127,7 +128,8 @@ Status ColumnChunkWriter::AddPage(PageType type, const std::string& body, int32_
 
 Status ColumnChunkWriter::FlushPage() {
   if (pending_levels_ == 0) return Status::OK();
-  std::string body;
+  std::string& body = body_;
+  body.clear();
   auto append_levels = [&](const std::vector<int16_t>& levels, int16_t max_level) {
     RleBitPackedEncoder enc(RleBitPackedEncoder::BitWidth(static_cast<uint64_t>(max_level)));
     size_t i = 0;
@@ -175,7 +177,7 @@ Status ColumnChunkWriter::FlushPage() {
   return Status::OK();
 }
 
-Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, std::string* out) {
+Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, io::OutputStream* out) {
   CDCLAKE_RETURN_IF_ERROR(FlushPage());
   format::ColumnMetaData meta;
   meta.type = *leaf_.element.type;
@@ -185,22 +187,24 @@ Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, std::
   int64_t start = file_offset;
   int64_t compressed_total = 0;
   if (dict_data_pages_ > 0) {
-    scratch_.clear();
     CDCLAKE_RETURN_IF_ERROR(AddPage(PageType::kDictionaryPage, dictionary_.plain(),
                                     static_cast<int32_t>(dictionary_.size()), Encoding::kPlain));
     meta.dictionary_page_offset = file_offset;
-    out->append(scratch_);
-    compressed_total += static_cast<int64_t>(scratch_.size());
-    file_offset += static_cast<int64_t>(scratch_.size());
+    CDCLAKE_RETURN_IF_ERROR(out->Append(dictionary_page_));
+    compressed_total += static_cast<int64_t>(dictionary_page_.size());
+    file_offset += static_cast<int64_t>(dictionary_page_.size());
     meta.encoding_stats.push_back({PageType::kDictionaryPage, Encoding::kPlain, 1});
     meta.encoding_stats.push_back(
         {PageType::kDataPage, Encoding::kRleDictionary, dict_data_pages_});
   }
-  if (plain_data_pages_ > 0)
+  if (plain_data_pages_ > 0) {
     meta.encoding_stats.push_back({PageType::kDataPage, Encoding::kPlain, plain_data_pages_});
+  }
   meta.data_page_offset = file_offset;
-  out->append(pages_);
-  compressed_total += static_cast<int64_t>(pages_.size());
+  for (const std::string& page : pages_) {
+    CDCLAKE_RETURN_IF_ERROR(out->Append(page));
+    compressed_total += static_cast<int64_t>(page.size());
+  }
   meta.encodings.push_back(Encoding::kPlain);
   meta.encodings.push_back(Encoding::kRle);
   if (dict_data_pages_ > 0) meta.encodings.push_back(Encoding::kRleDictionary);
@@ -214,7 +218,7 @@ Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, std::
 
   // Reset for the next row group.
   pages_.clear();
-  scratch_.clear();
+  dictionary_page_.clear();
   dictionary_.Clear();
   use_dictionary_ = options_.dictionary && width_ != -1;
   statistics_ = StatisticsCollector(leaf_);

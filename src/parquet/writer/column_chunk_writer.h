@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "data/column.h"
+#include "io/file_system.h"
 #include "parquet/format/parquet_types.h"
 #include "parquet/schema/file_schema.h"
 #include "parquet/statistics.h"
@@ -33,10 +34,10 @@ class ColumnChunkWriter {
   /// Bytes buffered for the current row group (encoded, before compression).
   int64_t buffered_bytes() const { return buffered_uncompressed_ + PendingBytes(); }
 
-  /// Ends the chunk: appends its bytes (dictionary page, then data pages) to `out`, which ends
-  /// at file offset `file_offset` before the call, and returns its metadata. Resets the writer
-  /// for the next row group.
-  Result<format::ColumnChunk> Finish(int64_t file_offset, std::string* out);
+  /// Ends the chunk: writes its bytes (dictionary page, then data pages) to `out`, which stands
+  /// at file offset `file_offset`, and returns its metadata. Resets the writer for the next
+  /// row group.
+  Result<format::ColumnChunk> Finish(int64_t file_offset, io::OutputStream* out);
 
  private:
   int64_t PendingBytes() const;
@@ -63,7 +64,10 @@ class ColumnChunkWriter {
   int64_t pending_levels_ = 0;
 
   // The chunk so far.
-  std::string pages_;  // data pages, compressed, with headers
+  std::vector<std::string> pages_;  // data pages, compressed, each behind its header
+  std::string dictionary_page_;     // likewise, once the chunk ends
+  std::string body_;                // reused page buffers
+  std::string compressed_;
   int64_t buffered_uncompressed_ = 0;
   int64_t total_uncompressed_ = 0;
   int64_t num_values_ = 0;

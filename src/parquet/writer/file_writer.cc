@@ -98,10 +98,8 @@ Status FileWriter::FlushRowGroup() {
   int64_t offset = start;
   int64_t compressed = 0;
   for (auto& chunk : chunks_) {
-    out_.clear();
-    CDCLAKE_ASSIGN_OR_RETURN(format::ColumnChunk cc, chunk->Finish(offset, &out_));
-    CDCLAKE_RETURN_IF_ERROR(stream_->Append(out_));
-    offset += static_cast<int64_t>(out_.size());
+    CDCLAKE_ASSIGN_OR_RETURN(format::ColumnChunk cc, chunk->Finish(offset, stream_.get()));
+    offset = static_cast<int64_t>(stream_->BytesWritten());
     compressed += cc.meta_data->total_compressed_size;
     rg.total_byte_size += cc.meta_data->total_uncompressed_size;
     rg.columns.push_back(std::move(cc));

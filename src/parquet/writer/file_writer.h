@@ -49,7 +49,6 @@ class FileWriter {
   int64_t num_rows_ = 0;
   int64_t row_group_rows_ = 0;
   bool closed_ = false;
-  std::string out_;
 };
 
 /// Writes `batch` to `path` in one call.
