@@ -2,6 +2,7 @@
 #pragma once
 
 #include "base/result.h"                 // IWYU pragma: export
+#include "base/strings.h"                // IWYU pragma: export
 #include "data/record_batch.h"           // IWYU pragma: export
 #include "data/value_format.h"           // IWYU pragma: export
 #include "io/local_file_system.h"        // IWYU pragma: export

@@ -25,6 +25,8 @@ int Main(int argc, char** argv) {
   add(AddShowCommand);
   add(AddSchemaCommand);
   add(AddSampleCommand);
+  add(AddHistoryCommand);
+  add(AddDescribeCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cdclake/parquet.h"
+#include "cdclake/delta.h"
 
 namespace cdclake::cli {
 
@@ -15,6 +15,15 @@ using Action = std::function<int()>;
 Action AddShowCommand(CLI::App& app);
 Action AddSchemaCommand(CLI::App& app);
 Action AddSampleCommand(CLI::App& app);
+Action AddHistoryCommand(CLI::App& app);
+Action AddDescribeCommand(CLI::App& app);
+
+/// True when `path` holds a `_delta_log` folder.
+bool IsDeltaTable(const std::string& path);
+/// The snapshot at `version`, or as of `timestamp` (text), or the latest.
+Result<std::shared_ptr<const delta::Snapshot>> OpenSnapshot(const std::string& path,
+                                                            std::optional<int64_t> version,
+                                                            const std::string& timestamp);
 
 /// Prints "cdclake: <message>" to stderr and returns 1.
 int Fail(const Status& status);

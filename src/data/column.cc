@@ -228,3 +228,28 @@ Value Column::GetValue(int64_t i) const {
 }
 
 }  // namespace cdclake::data
+
+namespace cdclake::data {
+
+void Column::SetType(TypePtr type) {
+  type_ = std::move(type);
+  for (size_t i = 0; i < children_.size() && i < type_->fields().size(); ++i) {
+    children_[i].SetType(type_->fields()[i].type);
+  }
+}
+
+Column Column::Take(const std::vector<int64_t>& indices) const {
+  Column out(type_);
+  out.Reserve(static_cast<int64_t>(indices.size()));
+  for (int64_t i : indices) out.AppendFrom(*this, i);
+  return out;
+}
+
+Column Column::Repeat(TypePtr type, const Value& value, int64_t length) {
+  Column out(std::move(type));
+  out.Reserve(length);
+  for (int64_t i = 0; i < length; ++i) out.AppendValue(value);
+  return out;
+}
+
+}  // namespace cdclake::data

@@ -82,6 +82,14 @@ class Column {
 
   Value GetValue(int64_t i) const;
 
+  /// Gives the column `type`, which must share its layout (other field names, string for
+  /// binary); children are retyped recursively.
+  void SetType(TypePtr type);
+  /// The rows at `indices`, in that order.
+  Column Take(const std::vector<int64_t>& indices) const;
+  /// `length` copies of `value` (NULL included).
+  static Column Repeat(TypePtr type, const Value& value, int64_t length);
+
  private:
   void MarkValid();
 

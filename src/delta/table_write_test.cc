@@ -1,0 +1,186 @@
+// Tests for writing tables: creation, appends read back through the log, optimistic commit
+// races (forced with the in-memory file system), and crashes at every file operation.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+#include <thread>
+
+#include "delta/log_segment.h"
+#include "delta/table_scan.h"
+#include "delta/table_writer.h"
+#include "io/local_file_system.h"
+#include "io/memory_file_system.h"
+#include "io/scratch_dir.h"
+
+namespace cdclake::delta {
+namespace {
+
+using data::DataType;
+using data::Value;
+
+TableSpec Spec() {
+  TableSpec spec;
+  spec.schema = data::Schema({{"id", DataType::Int64(), false},
+                              {"name", DataType::String()},
+                              {"amount", DataType::Decimal(10, 2)},
+                              {"day", DataType::Date()}});
+  spec.partition_columns = {"day"};
+  return spec;
+}
+
+data::RecordBatch Rows(int64_t from, int64_t n) {
+  data::RecordBatch b(Spec().schema);
+  for (int64_t i = from; i < from + n; ++i) {
+    b.AppendRow({Value::Int(i), i % 3 == 0 ? Value::Null() : Value::Bytes("n/" + std::to_string(i)),
+                 Value::Decimal(i * 101), i % 4 == 0 ? Value::Null() : Value::Int(19000 + i % 2)});
+  }
+  return b;
+}
+
+std::multiset<std::string> RowSet(const data::RecordBatch& b) {
+  std::multiset<std::string> out;
+  for (int64_t r = 0; r < b.num_rows(); ++r) {
+    std::string s;
+    for (size_t c = 0; c < b.num_columns(); ++c) s += b.column(c).GetValue(r).DebugString() + "|";
+    out.insert(s);
+  }
+  return out;
+}
+
+TEST(TableWriteTest, CreateAppendAndReadBack) {
+  io::MemoryFileSystem fs;
+  auto created = CreateTable(fs, "/t", Spec());
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ((*created)->version(), 0);
+  EXPECT_EQ((*created)->protocol().min_reader_version, 1);
+  EXPECT_EQ(CreateTable(fs, "/t", Spec()).status().code(), StatusCode::kAlreadyExists);
+  ASSERT_EQ(*AppendRows(fs, "/t", Rows(0, 10)), 1);
+  ASSERT_EQ(*AppendRows(fs, "/t", Rows(10, 7)), 2);
+  auto snap = Snapshot::Load(fs, "/t");
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ((*snap)->num_records(), 17);
+  auto read = ReadTable(fs, **snap);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  data::RecordBatch all = Rows(0, 17);
+  EXPECT_EQ(RowSet(*read), RowSet(all));
+  // Time travel to version 1.
+  auto v1 = Snapshot::Load(fs, "/t", 1);
+  ASSERT_TRUE(v1.ok());
+  EXPECT_EQ(RowSet(*ReadTable(fs, **v1)), RowSet(Rows(0, 10)));
+  // Partition folders, with the null partition.
+  bool saw_null_partition = false;
+  for (const Add& a : (*snap)->files()) {
+    if (a.path.find("day=__HIVE_DEFAULT_PARTITION__/") == 0) saw_null_partition = true;
+    EXPECT_TRUE(a.stats.has_value());
+  }
+  EXPECT_TRUE(saw_null_partition);
+}
+
+TEST(TableWriteTest, ConcurrentAppendsBothSucceed) {
+  io::MemoryFileSystem fs;
+  ASSERT_TRUE(CreateTable(fs, "/t", Spec()).ok());
+  auto base = *Snapshot::Load(fs, "/t");
+  // Writer A reads version 0; writer B commits version 1 before A publishes.
+  Transaction a(fs, "/t", base);
+  auto a_files = WriteDataFiles(fs, *base, Rows(0, 5));
+  ASSERT_TRUE(a_files.ok());
+  for (const Add& add : *a_files) a.Add(add);
+  bool raced = false;
+  fs.SetBeforePutIfAbsent([&](const std::string& path) {
+    if (raced) return;
+    raced = true;
+    Transaction b(fs, "/t", base);
+    auto b_files = WriteDataFiles(fs, *base, Rows(100, 3));
+    ASSERT_TRUE(b_files.ok());
+    for (const Add& add : *b_files) b.Add(add);
+    ASSERT_TRUE(b.Commit().ok());
+  });
+  auto version = a.Commit();
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  EXPECT_EQ(*version, 2);
+  fs.SetBeforePutIfAbsent(nullptr);
+  auto snap = *Snapshot::Load(fs, "/t");
+  EXPECT_EQ(snap->num_records(), 8);
+}
+
+TEST(TableWriteTest, ConflictingWritersEndWithOneCleanConflict) {
+  io::MemoryFileSystem fs;
+  ASSERT_TRUE(CreateTable(fs, "/t", Spec()).ok());
+  ASSERT_TRUE(AppendRows(fs, "/t", Rows(0, 5)).ok());
+  auto base = *Snapshot::Load(fs, "/t");
+  // Both remove the same file: the second must fail with kConflict.
+  auto remove_first = [&](Transaction& t) {
+    Remove r;
+    r.path = base->files()[0].path;
+    r.deletion_timestamp = NowMillis();
+    t.Add(r);
+  };
+  Transaction a(fs, "/t", base), b(fs, "/t", base);
+  remove_first(a);
+  remove_first(b);
+  ASSERT_TRUE(a.Commit().ok());
+  auto second = b.Commit();
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kConflict);
+  auto snap = Snapshot::Load(fs, "/t");
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ((*snap)->version(), 2);
+}
+
+TEST(TableWriteTest, CrashAfterAnyFileOperationLeavesTheLastCommittedVersion) {
+  for (int64_t cut = 0; cut < 40; ++cut) {
+    io::MemoryFileSystem fs;
+    ASSERT_TRUE(CreateTable(fs, "/t", Spec()).ok());
+    ASSERT_TRUE(AppendRows(fs, "/t", Rows(0, 6)).ok());
+    fs.FailAfter(cut);
+    auto appended = AppendRows(fs, "/t", Rows(6, 6));
+    fs.ClearFailure();
+    auto snap = Snapshot::Load(fs, "/t");
+    ASSERT_TRUE(snap.ok()) << "cut " << cut << ": " << snap.status().ToString();
+    auto read = ReadTable(fs, **snap);
+    ASSERT_TRUE(read.ok()) << "cut " << cut << ": " << read.status().ToString();
+    if (appended.ok()) {
+      EXPECT_EQ((*snap)->version(), 2);
+      EXPECT_EQ(RowSet(*read), RowSet(Rows(0, 12)));
+    } else {
+      EXPECT_EQ((*snap)->version(), 1) << "cut " << cut;
+      EXPECT_EQ(RowSet(*read), RowSet(Rows(0, 6))) << "cut " << cut;
+    }
+  }
+}
+
+TEST(TableWriteTest, TwoProcessesAppendingAtOnceBothSucceed) {
+  auto dir = io::ScratchDir::Create();
+  ASSERT_TRUE(dir.ok());
+  auto& fs = *io::LocalFileSystem::Instance();
+  std::string root = dir->path() + "/t";
+  ASSERT_TRUE(CreateTable(fs, root, Spec()).ok());
+  constexpr int kWriters = 4, kAppends = 5;
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      for (int i = 0; i < kAppends; ++i) {
+        if (!AppendRows(fs, root, Rows(w * 1000 + i * 10, 3)).ok()) _exit(1);
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  auto snap = Snapshot::Load(fs, root);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ((*snap)->version(), kWriters * kAppends);
+  EXPECT_EQ((*snap)->num_records(), kWriters * kAppends * 3);
+}
+
+}  // namespace
+}  // namespace cdclake::delta
