@@ -10,6 +10,7 @@
 #include <random>
 
 #include "base/bytes.h"
+#include "base/strings.h"
 #include "delta/deletion_vector/z85.h"
 #include "io/file_system.h"
 
@@ -53,33 +54,6 @@ Result<std::string> NewUuidBytes() {
   } catch (const std::exception& e) {
     return Status::IoError(std::string("no random source for a deletion vector UUID: ") + e.what());
   }
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-Result<std::string> PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out.push_back(text[i]);
-      continue;
-    }
-    const int hi = i + 2 < text.size() ? HexValue(text[i + 1]) : -1;
-    const int lo = hi >= 0 ? HexValue(text[i + 2]) : -1;
-    if (lo < 0) {
-      return Status::Corrupt("bad percent escape at offset " + std::to_string(i) + " of '" +
-                             std::string(text) + "'");
-    }
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
 }
 
 // The URI scheme of `text` (lower case), or "" when it has none (RFC 3986: a letter, then

@@ -12,6 +12,24 @@ namespace cdclake::parquet {
 
 namespace {
 constexpr std::string_view kMagic = "PAR1";
+
+// Whether `v` has the representation Value uses for a non-null value of primitive `type`.
+bool ValueFitsType(const data::Value& v, const data::DataType& type) {
+  switch (type.id()) {
+    case data::TypeId::kBoolean:
+      return v.is_bool();
+    case data::TypeId::kFloat:
+    case data::TypeId::kDouble:
+      return v.is_double();
+    case data::TypeId::kDecimal:
+      return v.is_decimal();
+    case data::TypeId::kString:
+    case data::TypeId::kBinary:
+      return v.is_bytes();
+    default:
+      return v.is_int();
+  }
+}
 constexpr uint64_t kMaxFooterBytes = 256ULL << 20;
 }  // namespace
 
@@ -63,6 +81,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::unique_ptr<io::RandomA
     const auto& rg = meta.row_groups[g];
     std::string where = "row group " + std::to_string(g);
     if (rg.num_rows < 0) return fail(where + " has a negative row count");
+    if (rg.num_rows > INT64_MAX - rows) return fail(where + ": the row counts overflow");
     rows += rg.num_rows;
     if (rg.columns.size() != leaves) {
       return fail(where + " has " + std::to_string(rg.columns.size()) +
@@ -140,7 +159,8 @@ bool FileReader::RowGroupMayMatch(int i, const std::vector<StatisticsFilter>& fi
       if (s.null_count && *s.null_count == rg.num_rows) return false;
       continue;
     }
-    if (f.value.is_null()) return false;  // a comparison with NULL is never true
+    if (f.value.is_null()) return false;                // a comparison with NULL is never true
+    if (!ValueFitsType(f.value, *node.type)) continue;  // a filter of another type refutes nothing
     if (!s.min_value || !s.max_value) continue;
     if (*node.element.type == format::Type::kInt96) continue;
     auto lo = DecodeStatisticValue(*s.min_value, node);

@@ -123,7 +123,11 @@ Status ValueDecoder::AppendFixed(const uint8_t* p, int64_t n, int width, data::C
           out->Append<data::Int128>(
               IsUnsigned(e) ? static_cast<data::Int128>(static_cast<uint64_t>(v)) : v);
         } else if (scale == TimeScale::kMillis) {
-          out->Append<int64_t>(v * 1000);
+          int64_t micros = 0;
+          if (__builtin_mul_overflow(v, int64_t{1000}, &micros)) {
+            return Truncated("millisecond timestamp out of the microsecond range");
+          }
+          out->Append<int64_t>(micros);
         } else {
           out->Append<int64_t>(v / 1000 - ((v % 1000) < 0 ? 1 : 0));
         }
@@ -134,7 +138,12 @@ Status ValueDecoder::AppendFixed(const uint8_t* p, int64_t n, int width, data::C
       for (int64_t i = 0; i < n; ++i) {
         auto nanos = LoadLE<int64_t>(p + i * 12);
         auto day = LoadLE<int32_t>(p + i * 12 + 8);
-        out->Append<int64_t>((day - kJulianEpochDay) * kMicrosPerDay + nanos / 1000);
+        // In 128 bits: a hostile day or nanosecond count must not overflow.
+        data::Int128 micros =
+            static_cast<data::Int128>(day - kJulianEpochDay) * kMicrosPerDay + nanos / 1000;
+        if (micros > INT64_MAX || micros < INT64_MIN)
+          return Truncated("INT96 timestamp out of range");
+        out->Append<int64_t>(static_cast<int64_t>(micros));
       }
       return Status::OK();
     case Type::kFloat:

@@ -246,6 +246,9 @@ class Parser {
     std::vector<data::Field> fields;
     for (int32_t c = 0; c < n; ++c) {
       CDCLAKE_ASSIGN_OR_RETURN(SchemaNode child, Parse(i, def, parent_rep, path, false, depth + 1));
+      for (const data::Field& f : fields) {
+        if (f.name == child.name) return Bad(e, "two members are named '" + child.name + "'");
+      }
       fields.push_back(data::Field{child.name, child.type, child.nullable});
       node.children.push_back(std::move(child));
     }
@@ -441,6 +444,10 @@ Result<FileSchema> FileSchema::FromParquet(const std::vector<SchemaElement>& ele
   }
   for (int32_t c = 0; c < n; ++c) {
     CDCLAKE_ASSIGN_OR_RETURN(SchemaNode node, parser.Parse(&i, 0, 0, {}, false, 0));
+    for (const data::Field& f : fields) {
+      if (f.name == node.name)
+        return Status::Corrupt("the schema has two columns named '" + node.name + "'");
+    }
     fields.push_back(data::Field{node.name, node.type, node.nullable});
     out.fields_.push_back(std::move(node));
   }
