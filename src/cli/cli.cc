@@ -27,6 +27,9 @@ int Main(int argc, char** argv) {
   add(AddSampleCommand);
   add(AddHistoryCommand);
   add(AddDescribeCommand);
+  add(AddVacuumCommand);
+  add(AddCheckCommand);
+  add(AddChangesCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -17,6 +17,9 @@ Action AddSchemaCommand(CLI::App& app);
 Action AddSampleCommand(CLI::App& app);
 Action AddHistoryCommand(CLI::App& app);
 Action AddDescribeCommand(CLI::App& app);
+Action AddVacuumCommand(CLI::App& app);
+Action AddCheckCommand(CLI::App& app);
+Action AddChangesCommand(CLI::App& app);
 
 /// True when `path` holds a `_delta_log` folder.
 bool IsDeltaTable(const std::string& path);

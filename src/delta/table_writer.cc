@@ -40,20 +40,22 @@ Protocol ProtocolFor(const TableSpec& spec) {
     reader.push_back("timestampNtz");
     writer.push_back("timestampNtz");
   }
+  bool ict = prop("delta.enableInCommitTimestamps");
   Protocol p;
-  if (reader.empty()) {
+  if (reader.empty() && !ict) {
     p.min_reader_version = 1;
     p.min_writer_version = prop("delta.enableChangeDataFeed") ? 4 : 2;
     return p;
   }
   if (prop("delta.enableChangeDataFeed")) writer.push_back("changeDataFeed");
-  if (prop("delta.enableInCommitTimestamps")) writer.push_back("inCommitTimestamp");
+  if (ict) writer.push_back("inCommitTimestamp");
   // Features implied by writer version 2 must be listed explicitly at version 7.
   writer.push_back("appendOnly");
   writer.push_back("invariants");
-  p.min_reader_version = 3;
+  // Writer-only features (in-commit timestamps) leave readers at version 1.
+  p.min_reader_version = reader.empty() ? 1 : 3;
   p.min_writer_version = 7;
-  p.reader_features = reader;
+  if (!reader.empty()) p.reader_features = reader;
   p.writer_features = writer;
   return p;
 }
@@ -95,6 +97,10 @@ Result<std::vector<Add>> WriteDataFiles(io::FileSystem& fs, const Snapshot& snap
                                         const data::RecordBatch& batch,
                                         const parquet::WriterOptions& options) {
   const data::Schema& schema = snapshot.schema();
+  if (snapshot.column_mapping_mode() != "none") {
+    return Status::NotSupported("not supported: writing to a table with column mapping (" +
+                                snapshot.table_root() + ")");
+  }
   if (batch.num_columns() != schema.num_fields()) {
     return Status::InvalidArgument("the rows have " + std::to_string(batch.num_columns()) +
                                    " columns, the table " + std::to_string(schema.num_fields()));

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <random>
 
+#include "delta/checkpoint_writer.h"
 #include "delta/log_segment.h"
 
 namespace cdclake::delta {
@@ -80,6 +81,22 @@ Status Transaction::CheckConflicts(int64_t from_version, int64_t to_version) con
   return Status::OK();
 }
 
+void Transaction::CheckpointIfDue(int64_t version) {
+  if (version <= 0 || !read_snapshot_) return;
+  // The table's metadata as of `version`: this commit's, else the one read (a concurrent
+  // metadata change would have been a conflict). Knowing the interval here spares loading the
+  // snapshot after every commit.
+  const Metadata* metadata = &read_snapshot_->metadata();
+  for (const Action& a : actions_) {
+    if (const auto* m = std::get_if<Metadata>(&a)) metadata = m;
+  }
+  if (version % CheckpointInterval(*metadata) != 0) return;
+  // The commit is durable already: a checkpoint that fails (a crash, a full disk, a race) is
+  // simply not there, and the next one due will be written.
+  Status checkpoint = MaybeCheckpoint(fs_, table_root_, version);
+  (void)checkpoint;
+}
+
 Result<int64_t> Transaction::Commit(const CommitOptions& options) {
   int64_t version = read_snapshot_ ? read_snapshot_->version() + 1 : 0;
   int64_t now = NowMillis();
@@ -91,14 +108,27 @@ Result<int64_t> Transaction::Commit(const CommitOptions& options) {
                           {"isBlindAppend", IsBlindAppend()},
                           {"engineInfo", "cdclake/0.1.0"}};
   if (read_snapshot_) info.value["readVersion"] = read_snapshot_->version();
+  // In-commit timestamps: on when the table (or the metadata this commit sets) enables them.
   bool ict = read_snapshot_ && read_snapshot_->Property("delta.enableInCommitTimestamps") == "true";
+  for (const Action& a : actions_) {
+    if (const auto* m = std::get_if<Metadata>(&a)) {
+      auto it = m->configuration.find("delta.enableInCommitTimestamps");
+      ict = it != m->configuration.end() && it->second == "true";
+    }
+  }
   for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
-    if (ict) info.value["inCommitTimestamp"] = std::max(now, read_snapshot_->timestamp_ms() + 1);
+    if (ict) {
+      int64_t previous = read_snapshot_ ? read_snapshot_->timestamp_ms() : 0;
+      info.value["inCommitTimestamp"] = std::max(now, previous + 1);
+    }
     std::vector<Action> all;
     all.push_back(info);
     for (const Action& a : actions_) all.push_back(a);
     Status put = fs_.PutIfAbsent(CommitPath(table_root_, version), ActionsToJsonLines(all));
-    if (put.ok()) return version;
+    if (put.ok()) {
+      CheckpointIfDue(version);
+      return version;
+    }
     if (put.code() != StatusCode::kAlreadyExists) return put;
     if (!read_snapshot_)
       return Status::Conflict(table_root_ + ": the table was created concurrently");

@@ -35,10 +35,13 @@ class Transaction {
   void Add(Action action) { actions_.push_back(std::move(action)); }
   const std::vector<Action>& actions() const { return actions_; }
 
-  /// Publishes the actions as the next version; returns that version.
+  /// Publishes the actions as the next version; returns that version. When that version is a
+  /// multiple of the table's `delta.checkpointInterval` (default 10), a checkpoint follows; its
+  /// failure does not fail the commit.
   Result<int64_t> Commit(const CommitOptions& options = {});
 
  private:
+  void CheckpointIfDue(int64_t version);
   Status CheckConflicts(int64_t from_version, int64_t to_version) const;
   bool IsBlindAppend() const;
 
