@@ -103,6 +103,7 @@ Result<LogSegment> ListLogSegment(const io::FileSystem& fs, const std::string& t
     return listing.status();
   }
   std::map<int64_t, LogFile> commits;
+  std::map<std::string, int64_t> mtimes;
   // Checkpoints by version: classic single, parts (part -> path), v2.
   std::map<int64_t, std::vector<std::string>> singles;
   std::map<int64_t, std::map<int64_t, std::map<int64_t, std::string>>>
@@ -110,6 +111,7 @@ Result<LogSegment> ListLogSegment(const io::FileSystem& fs, const std::string& t
   for (const io::FileInfo& f : *listing) {
     std::string name = f.path.substr(f.path.rfind('/') + 1);
     Parsed p = ParseName(name);
+    mtimes[f.path] = f.modification_time_ms;
     switch (p.kind) {
       case Kind::kCommit:
         commits[p.version] = {p.version, f.path, f.modification_time_ms};
@@ -161,6 +163,8 @@ Result<LogSegment> ListLogSegment(const io::FileSystem& fs, const std::string& t
     }
     if (singles.empty() && multi.empty()) break;
   }
+  if (!seg.checkpoint_files.empty())
+    seg.checkpoint_modification_time_ms = mtimes[seg.checkpoint_files.front()];
   for (int64_t v = seg.checkpoint_version + 1; v <= target; ++v) {
     auto c = commits.find(v);
     if (c == commits.end()) {

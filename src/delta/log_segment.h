@@ -23,8 +23,9 @@ struct LogSegment {
   int64_t version = -1;
   int64_t checkpoint_version = -1;            // -1: replay from commit 0
   std::vector<std::string> checkpoint_files;  // the parts of that checkpoint, in order
-  std::vector<LogFile> commits;               // versions checkpoint_version+1 .. version
-  int64_t latest_version = -1;                // the newest commit in the log
+  int64_t checkpoint_modification_time_ms = 0;
+  std::vector<LogFile> commits;  // versions checkpoint_version+1 .. version
+  int64_t latest_version = -1;   // the newest commit in the log
 };
 
 /// The log folder of a table.

@@ -97,7 +97,7 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(const io::FileSystem& fs,
     for (Action& a : actions) builder.Apply(std::move(a));
   }
   std::optional<int64_t> last_ict;
-  int64_t last_mtime = 0;
+  int64_t last_mtime = seg.checkpoint_modification_time_ms;  // when no commit follows it
   for (const LogFile& commit : seg.commits) {
     CDCLAKE_ASSIGN_OR_RETURN(std::string content, fs.ReadFile(commit.path));
     auto actions = ParseActions(content);
