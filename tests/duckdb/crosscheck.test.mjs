@@ -14,28 +14,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { binary, duck, toolPath } from './harness.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const toolPath = path.join(root, 'tools', 'duckdb_rows.mjs');
-
-// Missing tools fail the run (never a silent pass).
-const nodeApi = path.join(root, 'tools', 'node_modules', '@duckdb', 'node-api');
-if (!fs.existsSync(nodeApi)) {
-  throw new Error(`${nodeApi} is missing: run scripts/setup (npm ci in tools/) to install DuckDB's Node API`);
-}
-function binary(name) {
-  const p = process.env[name];
-  if (!p) throw new Error(`set ${name} to the binary's path`);
-  if (!fs.existsSync(p)) throw new Error(`${name}=${p} does not exist`);
-  return path.resolve(p);
-}
 const cdclakeBin = binary('CDCLAKE_BIN');
 const randomParquetBin = binary('RANDOM_PARQUET_BIN');
 const firstSeed = Number(process.env.CROSSCHECK_SEED ?? 1);
 const fileCount = Number(process.env.CROSSCHECK_FILES ?? 30);
-
-const duck = await import(pathToFileURL(toolPath).href);
 const { DuckDBTypeId: T } = duck;
 
 // ---- JSON that keeps what JSON.parse loses --------------------------------------------------

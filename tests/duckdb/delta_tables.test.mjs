@@ -15,25 +15,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { binary, duck } from './harness.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const toolPath = path.join(root, 'tools', 'duckdb_rows.mjs');
-
-// Missing tools fail the run (never a silent pass).
-const nodeApi = path.join(root, 'tools', 'node_modules', '@duckdb', 'node-api');
-if (!fs.existsSync(nodeApi)) {
-  throw new Error(`${nodeApi} is missing: run scripts/setup (npm ci in tools/) to install DuckDB's Node API`);
-}
-function binary(name) {
-  const p = process.env[name];
-  if (!p) throw new Error(`set ${name} to the binary's path`);
-  if (!fs.existsSync(p)) throw new Error(`${name}=${p} does not exist`);
-  return path.resolve(p);
-}
 const cdclakeBin = binary('CDCLAKE_BIN');
 const makeTablesBin = binary('MAKE_DELTA_TABLES_BIN');
-const duck = await import(pathToFileURL(toolPath).href);
 
 function run(bin, ...args) {
   try {
