@@ -1,8 +1,11 @@
-// `cdclake sample FILE.parquet`: writes a small file holding every type cdclake knows, to try
-// the tool (the quick start uses it until pipelines exist).
+// `cdclake sample FILE.parquet`: writes a small file holding every type cdclake knows, and
+// `cdclake sample --delta DIR`: a small Delta table with a few versions (appends, a row deleted
+// through a deletion vector, a new column), to try the tool (the quick start uses them until
+// pipelines exist).
 #include <memory>
 #include <string>
 
+#include "cdclake/delta_write.h"
 #include "cli/commands.h"
 
 namespace cdclake::cli {
@@ -53,15 +56,74 @@ data::RecordBatch SampleBatch() {
   return batch;
 }
 
+Status WriteSampleTable(const std::string& root) {
+  using data::DataType;
+  using data::Value;
+  auto& fs = *io::LocalFileSystem::Instance();
+  delta::TableSpec spec;
+  spec.schema = data::Schema({{"id", DataType::Int64(), false},
+                              {"name", DataType::String()},
+                              {"amount", DataType::Decimal(10, 2)},
+                              {"day", DataType::Date()}});
+  spec.partition_columns = {"day"};
+  spec.properties = {{"delta.enableDeletionVectors", "true"}};
+  spec.name = "sample";
+  CDCLAKE_ASSIGN_OR_RETURN(auto created, delta::CreateTable(fs, root, spec));
+  (void)created;
+  data::RecordBatch first(spec.schema);
+  first.AppendRow({Value::Int(1), Value::Bytes("Ada"), Value::Decimal(1250), Value::Int(19723)});
+  first.AppendRow({Value::Int(2), Value::Bytes("Grace"), Value::Decimal(-300), Value::Int(19723)});
+  first.AppendRow({Value::Int(3), Value::Null(), Value::Decimal(99999), Value::Int(19724)});
+  CDCLAKE_RETURN_IF_ERROR(delta::AppendRows(fs, root, first).status());
+  data::RecordBatch second(spec.schema);
+  second.AppendRow({Value::Int(4), Value::Bytes("Edsger"), Value::Null(), Value::Null()});
+  CDCLAKE_RETURN_IF_ERROR(delta::AppendRows(fs, root, second).status());
+  // Delete id 2 (row 1 of its file) through a deletion vector.
+  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, root));
+  std::map<std::string, std::vector<int64_t>> rows;
+  for (const delta::Add& add : snapshot->files()) {
+    auto batch = delta::ReadDataFile(fs, *snapshot, add);
+    if (!batch.ok()) return batch.status();
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      if (batch->column(0).ValueAt<int64_t>(r) == 2) rows[add.path].push_back(r);
+    }
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Action> actions,
+                           delta::DeleteRows(fs, *snapshot, rows));
+  delta::Transaction txn(fs, root, snapshot);
+  for (delta::Action& a : actions) txn.Add(std::move(a));
+  delta::CommitOptions options;
+  options.operation = "DELETE";
+  options.operation_parameters = {{"predicate", "[\"(id = 2)\"]"}};
+  CDCLAKE_RETURN_IF_ERROR(txn.Commit(options).status());
+  // A column appears: older rows read it as NULL.
+  data::Schema wider({{"id", DataType::Int64(), false},
+                      {"name", DataType::String()},
+                      {"amount", DataType::Decimal(10, 2)},
+                      {"day", DataType::Date()},
+                      {"city", DataType::String()}});
+  CDCLAKE_RETURN_IF_ERROR(delta::EvolveSchema(fs, root, wider).status());
+  data::RecordBatch third(wider);
+  third.AppendRow({Value::Int(5), Value::Bytes("Barbara"), Value::Decimal(4200), Value::Int(19724),
+                   Value::Bytes("Oslo")});
+  return delta::AppendRows(fs, root, third).status();
+}
+
 }  // namespace
 
 Action AddSampleCommand(CLI::App& app) {
   auto path = std::make_shared<std::string>();
-  CLI::App* cmd =
-      app.add_subcommand("sample", "Write a small Parquet file with every type, to try the tool");
-  cmd->add_option("path", *path, "the file to write")->required();
-  return [path]() -> int {
-    Status s = parquet::WriteParquetFile(*io::LocalFileSystem::Instance(), *path, SampleBatch());
+  auto delta_table = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("sample",
+                                     "Write a small Parquet file with every type, or with --delta "
+                                     "a small Delta table, to try the tool");
+  cmd->add_option("path", *path, "the file (or, with --delta, the table folder) to write")
+      ->required();
+  cmd->add_flag("--delta", *delta_table, "write a Delta table with a few versions instead");
+  return [path, delta_table]() -> int {
+    Status s = *delta_table ? WriteSampleTable(*path)
+                            : parquet::WriteParquetFile(*io::LocalFileSystem::Instance(), *path,
+                                                        SampleBatch());
     if (!s.ok()) return Fail(s);
     return 0;
   };
