@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/strings.h"
+#include "base/uuid.h"
 #include "delta/partition_value.h"
 #include "delta/transaction.h"
 #include "parquet/writer/file_writer.h"
@@ -134,7 +135,8 @@ Result<std::vector<AddCdc>> WriteChangeDataFiles(io::FileSystem& fs, const Snaps
       name += PartitionPathSegment(parts[k], key[k]) + "/";
       cdc.partition_values[parts[k]] = key[k];
     }
-    name += "cdc-00000-" + NewUuid() + ".c000.snappy.parquet";
+    CDCLAKE_ASSIGN_OR_RETURN(std::string uuid, NewUuid());
+    name += "cdc-00000-" + uuid + ".c000.snappy.parquet";
     std::string path = io::JoinPath(snapshot.table_root(), name);
     CDCLAKE_RETURN_IF_ERROR(parquet::WriteParquetFile(fs, path, file, options));
     CDCLAKE_ASSIGN_OR_RETURN(io::FileInfo info, fs.Stat(path));

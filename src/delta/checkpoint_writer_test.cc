@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/uuid.h"
+
 #include <functional>
 #include <random>
 #include <set>
@@ -75,7 +77,7 @@ class RandomHistory {
     p.writer_features = std::vector<std::string>{"deletionVectors", "domainMetadata"};
     t.Add(p);
     Metadata m;
-    m.id = NewUuid();
+    m.id = *NewUuid();
     m.name = "random";
     m.schema_string =
         SchemaToJson(data::Schema({{"id", DataType::Int64()}, {"part", DataType::String()}}));

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/strings.h"
+#include "base/uuid.h"
 #include "delta/file_statistics.h"
 #include "delta/partition_value.h"
 #include "delta/schema_json.h"
@@ -69,7 +70,7 @@ Result<std::shared_ptr<const Snapshot>> CreateTable(io::FileSystem& fs,
     }
   }
   Metadata m;
-  m.id = NewUuid();
+  CDCLAKE_ASSIGN_OR_RETURN(m.id, NewUuid());
   m.name = spec.name;
   m.schema_string = SchemaToJson(spec.schema);
   m.partition_columns = spec.partition_columns;
@@ -147,7 +148,8 @@ Result<std::vector<Add>> WriteDataFiles(io::FileSystem& fs, const Snapshot& snap
           "/";
       add.partition_values[parts[k]] = key[k];
     }
-    std::string name = dir + "part-00000-" + NewUuid() + "-c000.snappy.parquet";
+    CDCLAKE_ASSIGN_OR_RETURN(std::string uuid, NewUuid());
+    std::string name = dir + "part-00000-" + uuid + "-c000.snappy.parquet";
     std::string path = io::JoinPath(snapshot.table_root(), name);
     CDCLAKE_RETURN_IF_ERROR(parquet::WriteParquetFile(fs, path, part, options));
     CDCLAKE_ASSIGN_OR_RETURN(io::FileInfo info, fs.Stat(path));

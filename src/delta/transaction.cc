@@ -2,31 +2,11 @@
 #include "delta/transaction.h"
 
 #include <chrono>
-#include <cstdio>
-#include <random>
 
 #include "delta/checkpoint_writer.h"
 #include "delta/log_segment.h"
 
 namespace cdclake::delta {
-
-std::string NewUuid() {
-  // Fresh entropy each time: a generator seeded once would repeat itself in forked processes
-  // and give two writers the same file names.
-  std::random_device rd;
-  uint64_t hi = (static_cast<uint64_t>(rd()) << 32) | rd();
-  uint64_t lo = (static_cast<uint64_t>(rd()) << 32) | rd();
-  hi = (hi & ~0xF000ULL) | 0x4000ULL;                            // version 4
-  lo = (lo & ~(0xC000000000000000ULL)) | 0x8000000000000000ULL;  // variant 1
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(hi >> 32),
-                static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned long long>(hi & 0xFFFF),
-                static_cast<unsigned long long>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return buf;
-}
 
 int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(

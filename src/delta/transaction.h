@@ -51,8 +51,6 @@ class Transaction {
   std::vector<Action> actions_;
 };
 
-/// A random version-4 UUID in its 36-character text form.
-std::string NewUuid();
 /// Milliseconds since the epoch, now.
 int64_t NowMillis();
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/uuid.h"
+
 #include <limits>
 #include <set>
 
@@ -305,7 +307,7 @@ TEST(VacuumTest, RefusesBadRetentionsAndUnknownWriterFeatures) {
   p.writer_features = std::vector<std::string>{"appendOnly", "someFutureFeature"};
   t.Add(p);
   Metadata m;
-  m.id = NewUuid();
+  m.id = *NewUuid();
   m.schema_string = SchemaToJson(Spec().schema);
   t.Add(m);
   ASSERT_TRUE(t.Commit().ok());

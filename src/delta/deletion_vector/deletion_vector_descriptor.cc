@@ -11,6 +11,7 @@
 
 #include "base/bytes.h"
 #include "base/strings.h"
+#include "base/uuid.h"
 #include "delta/deletion_vector/z85.h"
 #include "io/file_system.h"
 
@@ -19,7 +20,6 @@ namespace {
 
 constexpr uint8_t kDvFileVersion = 1;
 constexpr size_t kEncodedUuidLength = 20;  // Z85 of 16 bytes
-constexpr size_t kUuidBytes = 16;
 
 uint32_t LoadBE32(const char* p) {
   auto b = [p](int i) { return static_cast<uint32_t>(static_cast<uint8_t>(p[i])); };
@@ -30,30 +30,6 @@ void AppendBE32(std::string* out, uint32_t v) {
   const char bytes[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
                          static_cast<char>(v >> 8), static_cast<char>(v)};
   out->append(bytes, 4);
-}
-
-// 8-4-4-4-12 lower-case hex of 16 bytes, most significant first.
-std::string UuidText(std::string_view bytes) {
-  const std::string hex = HexEncode(bytes);
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
-         hex.substr(16, 4) + "-" + hex.substr(20, 12);
-}
-
-// 16 random bytes shaped as a version-4 (random) RFC 4122 UUID.
-Result<std::string> NewUuidBytes() {
-  try {
-    std::random_device device;
-    std::string bytes(kUuidBytes, '\0');
-    for (size_t i = 0; i < kUuidBytes; i += 4) {
-      const uint32_t word = device();
-      for (size_t j = 0; j < 4; ++j) bytes[i + j] = static_cast<char>(word >> (8 * j));
-    }
-    bytes[6] = static_cast<char>((static_cast<uint8_t>(bytes[6]) & 0x0F) | 0x40);  // version 4
-    bytes[8] = static_cast<char>((static_cast<uint8_t>(bytes[8]) & 0x3F) | 0x80);  // RFC variant
-    return bytes;
-  } catch (const std::exception& e) {
-    return Status::IoError(std::string("no random source for a deletion vector UUID: ") + e.what());
-  }
 }
 
 // The URI scheme of `text` (lower case), or "" when it has none (RFC 3986: a letter, then
