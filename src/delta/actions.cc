@@ -53,42 +53,51 @@ Json StringMapToJson(const std::map<std::string, std::optional<std::string>>& m)
   return o;
 }
 
+// The fields add and remove share (§Add File and Remove File).
+template <typename T>
+Status ParseFileFields(const Json& b, T* f) {
+  CDCLAKE_ASSIGN_OR_RETURN(f->path, json::GetString(b, "path"));
+  CDCLAKE_ASSIGN_OR_RETURN(auto dc, json::OptBool(b, "dataChange"));
+  f->data_change = dc.value_or(true);
+  CDCLAKE_ASSIGN_OR_RETURN(f->stats, json::OptString(b, "stats"));
+  CDCLAKE_ASSIGN_OR_RETURN(f->tags, json::OptStringMap(b, "tags"));
+  CDCLAKE_ASSIGN_OR_RETURN(f->deletion_vector, ParseDv(b));
+  CDCLAKE_ASSIGN_OR_RETURN(f->base_row_id, json::OptInt(b, "baseRowId"));
+  CDCLAKE_ASSIGN_OR_RETURN(f->default_row_commit_version,
+                           json::OptInt(b, "defaultRowCommitVersion"));
+  return Status::OK();
+}
+
+template <typename T>
+void FileFieldsToJson(const T& f, Json* b) {
+  // The keys of a Json object are kept sorted, so the order of these lines does not matter.
+  if (f.stats) (*b)["stats"] = *f.stats;
+  if (f.tags) (*b)["tags"] = StringMapToJson(*f.tags);
+  if (f.deletion_vector) (*b)["deletionVector"] = DvToJson(*f.deletion_vector);
+  if (f.base_row_id) (*b)["baseRowId"] = *f.base_row_id;
+  if (f.default_row_commit_version) (*b)["defaultRowCommitVersion"] = *f.default_row_commit_version;
+}
+
 Result<Action> ParseKind(const std::string& kind, const Json& b) {
   if (!b.is_object()) return Status::Corrupt("action '" + kind + "' is not an object");
   if (kind == "add") {
     Add a;
-    CDCLAKE_ASSIGN_OR_RETURN(a.path, json::GetString(b, "path"));
+    CDCLAKE_RETURN_IF_ERROR(ParseFileFields(b, &a));
     CDCLAKE_ASSIGN_OR_RETURN(auto pv, json::OptStringMap(b, "partitionValues"));
     if (pv) a.partition_values = std::move(*pv);
     CDCLAKE_ASSIGN_OR_RETURN(a.size, json::GetInt(b, "size"));
     CDCLAKE_ASSIGN_OR_RETURN(auto mt, json::OptInt(b, "modificationTime"));
     a.modification_time = mt.value_or(0);
-    CDCLAKE_ASSIGN_OR_RETURN(auto dc, json::OptBool(b, "dataChange"));
-    a.data_change = dc.value_or(true);
-    CDCLAKE_ASSIGN_OR_RETURN(a.stats, json::OptString(b, "stats"));
-    CDCLAKE_ASSIGN_OR_RETURN(a.tags, json::OptStringMap(b, "tags"));
-    CDCLAKE_ASSIGN_OR_RETURN(a.deletion_vector, ParseDv(b));
-    CDCLAKE_ASSIGN_OR_RETURN(a.base_row_id, json::OptInt(b, "baseRowId"));
-    CDCLAKE_ASSIGN_OR_RETURN(a.default_row_commit_version,
-                             json::OptInt(b, "defaultRowCommitVersion"));
     CDCLAKE_ASSIGN_OR_RETURN(a.clustering_provider, json::OptString(b, "clusteringProvider"));
     return Action(std::move(a));
   }
   if (kind == "remove") {
     Remove r;
-    CDCLAKE_ASSIGN_OR_RETURN(r.path, json::GetString(b, "path"));
+    CDCLAKE_RETURN_IF_ERROR(ParseFileFields(b, &r));
     CDCLAKE_ASSIGN_OR_RETURN(r.deletion_timestamp, json::OptInt(b, "deletionTimestamp"));
-    CDCLAKE_ASSIGN_OR_RETURN(auto dc, json::OptBool(b, "dataChange"));
-    r.data_change = dc.value_or(true);
     CDCLAKE_ASSIGN_OR_RETURN(r.extended_file_metadata, json::OptBool(b, "extendedFileMetadata"));
     CDCLAKE_ASSIGN_OR_RETURN(r.partition_values, json::OptStringMap(b, "partitionValues"));
     CDCLAKE_ASSIGN_OR_RETURN(r.size, json::OptInt(b, "size"));
-    CDCLAKE_ASSIGN_OR_RETURN(r.stats, json::OptString(b, "stats"));
-    CDCLAKE_ASSIGN_OR_RETURN(r.tags, json::OptStringMap(b, "tags"));
-    CDCLAKE_ASSIGN_OR_RETURN(r.deletion_vector, ParseDv(b));
-    CDCLAKE_ASSIGN_OR_RETURN(r.base_row_id, json::OptInt(b, "baseRowId"));
-    CDCLAKE_ASSIGN_OR_RETURN(r.default_row_commit_version,
-                             json::OptInt(b, "defaultRowCommitVersion"));
     return Action(std::move(r));
   }
   if (kind == "metaData") {
@@ -221,12 +230,7 @@ Json ActionToJson(const Action& action) {
           b["size"] = a.size;
           b["modificationTime"] = a.modification_time;
           b["dataChange"] = a.data_change;
-          if (a.stats) b["stats"] = *a.stats;
-          if (a.tags) b["tags"] = StringMapToJson(*a.tags);
-          if (a.deletion_vector) b["deletionVector"] = DvToJson(*a.deletion_vector);
-          if (a.base_row_id) b["baseRowId"] = *a.base_row_id;
-          if (a.default_row_commit_version)
-            b["defaultRowCommitVersion"] = *a.default_row_commit_version;
+          FileFieldsToJson(a, &b);
           if (a.clustering_provider) b["clusteringProvider"] = *a.clustering_provider;
           out["add"] = b;
         } else if constexpr (std::is_same_v<T, Remove>) {
@@ -236,12 +240,7 @@ Json ActionToJson(const Action& action) {
           if (a.extended_file_metadata) b["extendedFileMetadata"] = *a.extended_file_metadata;
           if (a.partition_values) b["partitionValues"] = StringMapToJson(*a.partition_values);
           if (a.size) b["size"] = *a.size;
-          if (a.stats) b["stats"] = *a.stats;
-          if (a.tags) b["tags"] = StringMapToJson(*a.tags);
-          if (a.deletion_vector) b["deletionVector"] = DvToJson(*a.deletion_vector);
-          if (a.base_row_id) b["baseRowId"] = *a.base_row_id;
-          if (a.default_row_commit_version)
-            b["defaultRowCommitVersion"] = *a.default_row_commit_version;
+          FileFieldsToJson(a, &b);
           out["remove"] = b;
         } else if constexpr (std::is_same_v<T, AddCdc>) {
           b["path"] = a.path;
