@@ -6,7 +6,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Test binaries that read untrusted bytes; they run again under the sanitizers.
-SANITIZED_TESTS ?= base_test io_test parquet_test json_test delta_test
+SANITIZED_TESTS ?= base_test io_test parquet_test json_test delta_test change_test sql_test sources_test
 
 .PHONY: all setup build run test unit-test sanitize-test format format-check tidy bench clean
 
@@ -30,7 +30,7 @@ unit-test:
 sanitize-test: setup
 	@cmake -S . -B $(ASAN_BUILD) $(CMAKE_FLAGS) -DCDCLAKE_SANITIZE=ON -DCDCLAKE_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(SANITIZED_TESTS)
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200 -L 'base|io|parquet|json|delta'
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200 -L 'base|io|parquet|json|delta|change|sql|sources'
 
 format:
 	@git ls-files '*.h' '*.cc' '*.cpp' | xargs clang-format -i

@@ -1,0 +1,680 @@
+// The apply engine's batch path: events from rows, per-key timelines from the key index, the
+// rows that changed, one Delta commit with the index's changes, then the index itself.
+#include "apply/applier.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "apply/index_log.h"
+#include "apply/key_index.h"
+#include "apply/key_state.h"
+#include "apply/optimize.h"
+#include "apply/quarantine.h"
+#include "apply/target_layout.h"
+#include "apply/target_rows.h"
+#include "apply/timeline.h"
+#include "base/bytes.h"
+#include "change/ordered_encoding.h"
+#include "data/value_format.h"
+#include "delta/change_data_writer.h"
+#include "delta/log_segment.h"
+#include "delta/metadata_change.h"
+#include "delta/row_deleter.h"
+#include "delta/snapshot.h"
+#include "delta/table_scan.h"
+#include "delta/table_writer.h"
+#include "delta/transaction.h"
+#include "parquet/reader/file_reader.h"
+
+namespace cdclake::apply {
+namespace {
+
+using data::Value;
+
+constexpr char kKeyPrefix = 'k';
+constexpr char kTombstonePrefix = 't';
+constexpr const char* kTruncateKey = "m:truncate";
+constexpr const char* kHorizonKey = "m:horizon";
+constexpr int64_t kDefaultTombstoneSeconds = 172800;
+constexpr int64_t kDefaultOptimizeInterval = 10;
+
+std::string StateKey(std::string_view key) {
+  std::string out(1, kKeyPrefix);
+  out.append(key);
+  return out;
+}
+
+std::string TombstoneKey(int64_t ms, std::string_view key) {
+  std::string out(1, kTombstonePrefix);
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    out.push_back(static_cast<char>(static_cast<uint64_t>(ms) >> shift));
+  }
+  out.append(key);
+  return out;
+}
+
+int64_t TombstoneKeyTime(std::string_view entry) {
+  uint64_t ms = 0;
+  for (int i = 1; i <= 8; ++i) ms = (ms << 8) | static_cast<uint8_t>(entry[i]);
+  return static_cast<int64_t>(ms);
+}
+
+// With CDCLAKE_APPLY_TRACE set, each batch prints how long its phases took (stderr).
+class PhaseTrace {
+ public:
+  PhaseTrace() : on_(std::getenv("CDCLAKE_APPLY_TRACE") != nullptr) {}
+  void Mark(const char* phase) {
+    if (!on_) return;
+    auto now = std::chrono::steady_clock::now();
+    line_ += std::string(line_.empty() ? "apply:" : "") + " " + phase + "=" +
+             std::to_string(std::chrono::duration<double, std::milli>(now - last_).count()) + "ms";
+    last_ = now;
+  }
+  ~PhaseTrace() {
+    if (on_ && !line_.empty()) std::fprintf(stderr, "%s\n", line_.c_str());
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  std::string line_;
+};
+
+// One event of the batch, before it meets its key's state.
+struct PendingEvent {
+  std::string key;
+  StoredEvent event;
+  int64_t row = 0;
+};
+
+// One key whose state this batch changes.
+struct KeyWork {
+  std::string key;
+  bool had_state = false;
+  KeyState old_state;
+  KeyState new_state;
+};
+
+class ApplierImpl : public Applier {
+ public:
+  ApplierImpl(io::FileSystem& fs, FlowDefinition flow, ApplyOptions options,
+              std::unique_ptr<KeyIndex> index, std::shared_ptr<const delta::Snapshot> snapshot)
+      : fs_(fs),
+        flow_(std::move(flow)),
+        options_(std::move(options)),
+        index_(std::move(index)),
+        snapshot_(std::move(snapshot)) {}
+
+  Result<ApplyResult> Apply(const change::ChangeBatch& batch, const CommitExtras& extras) override;
+  int64_t version() const override { return snapshot_ ? snapshot_->version() : -1; }
+
+ private:
+  int64_t Now() const { return options_.clock ? options_.clock() : delta::NowMillis(); }
+  std::string Property(const std::string& key) const;
+  Status PrepareTarget(const data::Schema& source, int64_t first_row, bool create);
+  Status Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
+                    std::vector<change::RejectedRecord>* out) const;
+  Status DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
+  Status RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
+                        const std::map<std::string, std::vector<int64_t>>& deleted,
+                        std::unordered_map<std::string, KeyWork*>& by_key,
+                        std::vector<std::unique_ptr<KeyWork>>& moved);
+
+  io::FileSystem& fs_;
+  FlowDefinition flow_;
+  ApplyOptions options_;
+  std::unique_ptr<KeyIndex> index_;
+  std::shared_ptr<const delta::Snapshot> snapshot_;
+  TimelineSettings settings_;
+  TargetLayout layout_;
+};
+
+std::string ApplierImpl::Property(const std::string& key) const {
+  if (snapshot_) {
+    std::string v = snapshot_->Property(key);
+    if (!v.empty()) return v;
+  }
+  auto it = flow_.table_properties.find(key);
+  return it == flow_.table_properties.end() ? "" : it->second;
+}
+
+Status ApplierImpl::Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
+                               std::vector<change::RejectedRecord>* out) const {
+  change::RejectedRecord record;
+  if (static_cast<size_t>(row) < batch.raw.size() && !batch.raw[row].empty()) {
+    record.raw = batch.raw[row];
+  } else {
+    record.raw = RowAsJson(batch.rows, row);
+  }
+  if (static_cast<size_t>(row) < batch.positions.size()) record.position = batch.positions[row];
+  record.reason = std::move(reason);
+  out->push_back(std::move(record));
+  return Status::OK();
+}
+
+// Creates the target, or checks the batch's columns against it and adds new columns.
+Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row, bool create) {
+  if (!snapshot_) {
+    if (!create) {
+      CDCLAKE_ASSIGN_OR_RETURN(layout_,
+                               TargetLayout::Make(flow_, source, TargetSchema(flow_, source)));
+      settings_ = layout_.Settings(flow_);
+      return Status::OK();
+    }
+    delta::TableSpec spec;
+    spec.schema = TargetSchema(flow_, source);
+    spec.properties = flow_.table_properties;
+    spec.properties[kKeysProperty] = KeysPropertyValue(flow_.keys);
+    if (!spec.properties.count("delta.enableDeletionVectors")) {
+      spec.properties["delta.enableDeletionVectors"] = "true";
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::CreateTable(fs_, flow_.target, spec));
+    CDCLAKE_RETURN_IF_ERROR(
+        index_->Write({{{kIndexVersionKey, std::to_string(snapshot_->version())}}, {}}));
+  }
+  const data::Schema& target = snapshot_->schema();
+  std::vector<data::Field> added;
+  CDCLAKE_RETURN_IF_ERROR(CheckSourceTypes(flow_, source, target, first_row, &added));
+  if (!added.empty() && create) {
+    std::vector<data::Field> fields = target.fields();
+    fields.insert(fields.end(), added.begin(), added.end());
+    CDCLAKE_RETURN_IF_ERROR(delta::EvolveSchema(fs_, flow_.target, data::Schema(fields)).status());
+    CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target));
+    CDCLAKE_RETURN_IF_ERROR(CatchUp(fs_, flow_.target, snapshot_->version(), *index_));
+  }
+  data::Schema effective = snapshot_->schema();
+  if (!added.empty() && !create) {
+    std::vector<data::Field> fields = effective.fields();
+    fields.insert(fields.end(), added.begin(), added.end());
+    effective = data::Schema(fields);
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(layout_, TargetLayout::Make(flow_, source, effective));
+  settings_ = layout_.Settings(flow_);
+  return Status::OK();
+}
+
+// Works out which of the key's rows stay, which go and which are new; fills
+// new_state.locations for the rows that stay and queues the new ones in `rows`.
+Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const {
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows, Fold(settings_, work.old_state));
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows, Fold(settings_, work.new_state));
+  if (old_rows.size() != work.old_state.locations.size()) {
+    return Status::Corrupt(flow_.target + ": key index entry holds " +
+                           std::to_string(work.old_state.locations.size()) + " row locations for " +
+                           std::to_string(old_rows.size()) + " rows");
+  }
+  std::vector<bool> old_matched(old_rows.size(), false);
+  work.new_state.locations.assign(new_rows.size(), RowLocation{});
+  std::vector<size_t> fresh;
+  for (size_t j = 0; j < new_rows.size(); ++j) {
+    bool found = false;
+    for (size_t i = 0; i < old_rows.size(); ++i) {
+      if (!old_matched[i] && old_rows[i] == new_rows[j]) {
+        old_matched[i] = true;
+        work.new_state.locations[j] = work.old_state.locations[i];
+        found = true;
+        break;
+      }
+    }
+    if (!found) fresh.push_back(j);
+  }
+  std::vector<size_t> gone;
+  for (size_t i = 0; i < old_rows.size(); ++i) {
+    if (!old_matched[i]) gone.push_back(i);
+  }
+  // Pair rows that changed: same version start (SCD2) or the key's one row (SCD1).
+  std::set<size_t> paired_fresh, paired_gone;
+  for (size_t g : gone) {
+    for (size_t f : fresh) {
+      if (paired_fresh.count(f)) continue;
+      if (old_rows[g].start == new_rows[f].start) {
+        paired_fresh.insert(f);
+        paired_gone.insert(g);
+        rows.AddChange(old_rows[g], new_rows[f]);
+        break;
+      }
+    }
+  }
+  for (size_t g : gone) {
+    rows.Delete(work.old_state.locations[g]);
+    if (!paired_gone.count(g)) rows.AddDeleted(old_rows[g]);
+  }
+  for (size_t f : fresh) {
+    if (!paired_fresh.count(f)) rows.AddInserted(new_rows[f]);
+    rows.Append(std::move(new_rows[f]), &work.new_state.locations[f]);
+  }
+  counts.updated += static_cast<int64_t>(paired_gone.size());
+  counts.deleted += static_cast<int64_t>(gone.size() - paired_gone.size());
+  counts.inserted += static_cast<int64_t>(fresh.size() - paired_fresh.size());
+  return Status::OK();
+}
+
+// Copy-on-write rewrote files: point the keys whose rows moved at their new place.
+Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
+                                   const std::map<std::string, std::vector<int64_t>>& deleted,
+                                   std::unordered_map<std::string, KeyWork*>& by_key,
+                                   std::vector<std::unique_ptr<KeyWork>>& moved) {
+  std::string removed_path;
+  for (const auto& action : deletion_actions) {
+    if (const auto* remove = std::get_if<delta::Remove>(&action)) {
+      removed_path = remove->path;
+      continue;
+    }
+    const auto* add = std::get_if<delta::Add>(&action);
+    if (!add || add->path == removed_path || removed_path.empty()) continue;
+    std::vector<int64_t> gone = deleted.at(removed_path);
+    std::sort(gone.begin(), gone.end());
+    CDCLAKE_ASSIGN_OR_RETURN(std::string path, delta::ResolvePath(flow_.target, add->path));
+    CDCLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(fs_, path));
+    parquet::ReadOptions read;
+    read.columns = flow_.keys;
+    CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch keys, reader->ReadAll(read));
+    size_t skip = 0;
+    int64_t old_row = 0;
+    for (int64_t r = 0; r < keys.num_rows(); ++r, ++old_row) {
+      while (skip < gone.size() && gone[skip] <= old_row) {
+        if (gone[skip] == old_row) ++old_row;
+        ++skip;
+      }
+      std::string key = layout_.EncodeKey(keys, r);
+      KeyWork* work = nullptr;
+      if (auto it = by_key.find(key); it != by_key.end()) {
+        work = it->second;
+      } else {
+        CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> bytes, index_->Get(StateKey(key)));
+        if (!bytes) {
+          return Status::Corrupt(flow_.target + ": a row of " + add->path +
+                                 " has a key the key index does not know");
+        }
+        auto fresh = std::make_unique<KeyWork>();
+        fresh->key = key;
+        fresh->had_state = true;
+        CDCLAKE_ASSIGN_OR_RETURN(fresh->old_state, ParseKeyState(*bytes));
+        fresh->new_state = fresh->old_state;
+        work = fresh.get();
+        by_key[key] = work;
+        moved.push_back(std::move(fresh));
+      }
+      for (RowLocation& loc : work->new_state.locations) {
+        if (loc.file == removed_path && loc.row == old_row) loc = {add->path, r};
+      }
+    }
+    removed_path.clear();
+  }
+  return Status::OK();
+}
+
+Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
+                                       const CommitExtras& extras) {
+  ApplyResult result;
+  PhaseTrace trace;
+  ApplyCounts& counts = result.counts;
+  counts.read = batch.num_records();
+  std::vector<change::RejectedRecord> quarantined = batch.rejected;
+  const data::RecordBatch& rows = batch.rows;
+  const int64_t now = Now();
+
+  if (rows.num_rows() > 0) {
+    CDCLAKE_RETURN_IF_ERROR(ValidateFlow(flow_, rows.schema()));
+    CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/false));
+  }
+
+  // Kinds from the conditions.
+  std::vector<uint8_t> is_delete(rows.num_rows(), 0), is_truncate(rows.num_rows(), 0);
+  if (flow_.delete_when && rows.num_rows() > 0) {
+    CDCLAKE_ASSIGN_OR_RETURN(is_delete, data::EvaluatePredicate(*flow_.delete_when, rows));
+  }
+  if (flow_.truncate_when && rows.num_rows() > 0) {
+    CDCLAKE_ASSIGN_OR_RETURN(is_truncate, data::EvaluatePredicate(*flow_.truncate_when, rows));
+  }
+
+  // Events, with invalid rows sent to quarantine.
+  std::vector<PendingEvent> events;
+  std::vector<std::pair<std::string, int64_t>> truncates;  // sequence, row
+  events.reserve(rows.num_rows());
+  for (int64_t r = 0; r < rows.num_rows(); ++r) {
+    if (auto null_seq = layout_.NullSequenceColumn(rows, r)) {
+      CDCLAKE_RETURN_IF_ERROR(
+          Quarantine(batch, r, "NULL sequence: column '" + *null_seq + "' is NULL", &quarantined));
+      continue;
+    }
+    std::string seq = layout_.EncodeSequence(rows, r);
+    if (is_truncate[r]) {
+      truncates.emplace_back(std::move(seq), r);
+      continue;
+    }
+    if (auto null_key = layout_.NullKeyColumn(rows, r)) {
+      CDCLAKE_RETURN_IF_ERROR(
+          Quarantine(batch, r, "NULL in key column '" + *null_key + "'", &quarantined));
+      continue;
+    }
+    PendingEvent e;
+    e.key = layout_.EncodeKey(rows, r);
+    e.row = r;
+    e.event.seq = std::move(seq);
+    if (is_delete[r]) {
+      e.event.kind = EventKind::kDelete;
+      e.event.processed_ms = now;
+    } else {
+      e.event.kind = EventKind::kUpsert;
+      e.event.values = layout_.EncodeRowValues(rows, r);
+    }
+    events.push_back(std::move(e));
+  }
+  trace.Mark("events");
+  std::sort(events.begin(), events.end(), [](const PendingEvent& a, const PendingEvent& b) {
+    if (int c = a.key.compare(b.key); c != 0) return c < 0;
+    return a.event < b.event;
+  });
+
+  // Engine-wide state: the last truncate and the purge horizon.
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> old_truncate, index_->Get(kTruncateKey));
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> horizon, index_->Get(kHorizonKey));
+  std::optional<std::string> truncate = old_truncate;
+  for (const auto& [seq, row] : truncates) {
+    if (truncate && seq <= *truncate && (!old_truncate || seq <= *old_truncate)) {
+      ++counts.discarded;
+      continue;
+    }
+    ++counts.applied;
+    if (!truncate || seq > *truncate) truncate = seq;
+  }
+  const bool truncate_raised = truncate != old_truncate;
+  const bool late_quarantine = Property("cdclake.lateEventPolicy") == "quarantine";
+
+  trace.Mark("sort");
+  // Each key's state, then its events.
+  std::vector<std::unique_ptr<KeyWork>> works;
+  std::unordered_map<std::string, KeyWork*> by_key;
+  by_key.reserve(events.size());
+  {
+    std::vector<std::string> lookups;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (i == 0 || events[i].key != events[i - 1].key) lookups.push_back(StateKey(events[i].key));
+    }
+    std::vector<std::optional<std::string>> found;
+    CDCLAKE_RETURN_IF_ERROR(index_->MultiGet(lookups, &found));
+    size_t g = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (i == 0 || events[i].key != events[i - 1].key) {
+        auto work = std::make_unique<KeyWork>();
+        work->key = events[i].key;
+        if (found[g]) {
+          work->had_state = true;
+          CDCLAKE_ASSIGN_OR_RETURN(work->old_state, ParseKeyState(*found[g]));
+        }
+        work->new_state = work->old_state;
+        if (truncate) DropThrough(*truncate, &work->new_state);
+        by_key[work->key] = work.get();
+        works.push_back(std::move(work));
+        ++g;
+      }
+      KeyWork& work = *works.back();
+      PendingEvent& e = events[i];
+      if (truncate && e.event.seq <= *truncate) {
+        ++counts.discarded;
+        continue;
+      }
+      if (late_quarantine && horizon && !work.had_state && e.event.seq <= *horizon) {
+        CDCLAKE_RETURN_IF_ERROR(Quarantine(batch, e.row,
+                                           "late event: its sequence is at or below the purge "
+                                           "horizon of expired tombstones and its key has no "
+                                           "state (cdclake.lateEventPolicy = 'quarantine')",
+                                           &quarantined));
+        continue;
+      }
+      InsertOutcome outcome = InsertEvent(settings_, std::move(e.event), &work.new_state);
+      if (outcome.conflict) ++counts.sequence_conflicts;
+      if (outcome.changed) {
+        ++counts.applied;
+      } else {
+        ++counts.discarded;
+      }
+    }
+  }
+
+  trace.Mark("states");
+  // A new truncate reaches every key, not only those in the batch.
+  if (truncate_raised) {
+    std::vector<std::unique_ptr<KeyWork>> reached;
+    Status scan_status;
+    CDCLAKE_RETURN_IF_ERROR(index_->Scan(std::string(1, kKeyPrefix),
+                                         [&](std::string_view entry, std::string_view value) {
+                                           std::string key(entry.substr(1));
+                                           if (by_key.count(key)) return true;
+                                           auto state = ParseKeyState(value);
+                                           if (!state.ok()) {
+                                             scan_status = state.status();
+                                             return false;
+                                           }
+                                           auto work = std::make_unique<KeyWork>();
+                                           work->key = key;
+                                           work->had_state = true;
+                                           work->old_state = *state;
+                                           work->new_state = std::move(*state);
+                                           if (DropThrough(*truncate, &work->new_state))
+                                             reached.push_back(std::move(work));
+                                           return true;
+                                         }));
+    CDCLAKE_RETURN_IF_ERROR(scan_status);
+    for (auto& w : reached) {
+      by_key[w->key] = w.get();
+      works.push_back(std::move(w));
+    }
+  }
+
+  // Keys whose state changed, and what that does to their rows.
+  std::vector<KeyWork*> changed;
+  for (auto& w : works) {
+    if (!(w->new_state.events == w->old_state.events)) changed.push_back(w.get());
+  }
+  const bool state_changed = !changed.empty() || truncate_raised;
+
+  // Expired tombstones (SCD1).
+  IndexWriteBatch index_batch;
+  std::optional<std::string> new_horizon = horizon;
+  if (flow_.scd_type == ScdType::kType1 && (snapshot_ || state_changed)) {
+    std::string threshold = Property("pipelines.cdc.tombstoneGCThresholdInSeconds");
+    int64_t seconds = threshold.empty() ? kDefaultTombstoneSeconds : std::stoll(threshold);
+    int64_t cutoff = now - seconds * 1000;
+    std::vector<std::pair<std::string, std::string>> expired;  // queue entry, key
+    CDCLAKE_RETURN_IF_ERROR(index_->Scan(
+        std::string(1, kTombstonePrefix), [&](std::string_view entry, std::string_view) {
+          if (TombstoneKeyTime(entry) >= cutoff) return false;
+          expired.emplace_back(std::string(entry), std::string(entry.substr(9)));
+          return true;
+        }));
+    for (auto& [entry, key] : expired) {
+      KeyState state;
+      if (auto it = by_key.find(key); it != by_key.end()) {
+        state = it->second->new_state;
+      } else {
+        CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> bytes, index_->Get(StateKey(key)));
+        if (bytes) {
+          CDCLAKE_ASSIGN_OR_RETURN(state, ParseKeyState(*bytes));
+        }
+      }
+      if (!state.IsTombstone() || state.events[0].processed_ms != TombstoneKeyTime(entry)) {
+        continue;  // the key changed in this batch; its queue entry is replaced below
+      }
+      index_batch.deletes.push_back(entry);
+      index_batch.deletes.push_back(StateKey(key));
+      if (!new_horizon || state.events[0].seq > *new_horizon) new_horizon = state.events[0].seq;
+      ++counts.tombstones_purged;
+      if (auto it = by_key.find(key); it != by_key.end()) {
+        it->second->new_state.events.clear();
+        it->second->old_state.events.clear();  // no rows either way; nothing to write
+        it->second->old_state.locations.clear();
+      }
+    }
+  }
+
+  counts.quarantined = static_cast<int64_t>(quarantined.size());
+  if (!state_changed && index_batch.empty()) {
+    if (!quarantined.empty()) {
+      std::string qtable = options_.quarantine_table.empty() ? flow_.target + "_quarantine"
+                                                             : options_.quarantine_table;
+      CDCLAKE_ASSIGN_OR_RETURN(result.quarantine_version,
+                               WriteQuarantine(fs_, qtable, flow_.name, quarantined, now));
+    }
+    return result;
+  }
+
+  // The target exists from here on.
+  trace.Mark("expiry");
+  CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/true));
+  TargetRows target_rows(layout_, Property("delta.enableChangeDataFeed") == "true");
+  for (KeyWork* w : changed) CDCLAKE_RETURN_IF_ERROR(DiffKey(*w, target_rows, counts));
+
+  // New rows, then deletions of old ones.
+  std::vector<delta::Action> actions;
+  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch appended, target_rows.AppendedBatch());
+  if (appended.num_rows() > 0) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Add> adds,
+                             delta::WriteDataFiles(fs_, *snapshot_, appended));
+    if (adds.size() != 1) return Status::Internal("expected one data file for the new rows");
+    target_rows.SetAppendedFile(adds[0].path);
+    actions.emplace_back(std::move(adds[0]));
+  }
+  std::vector<std::unique_ptr<KeyWork>> moved;
+  trace.Mark("diff+write");
+  if (!target_rows.deleted_locations().empty()) {
+    delta::DeleteRowsOptions delete_options;
+    delete_options.write_change_data = false;
+    CDCLAKE_ASSIGN_OR_RETURN(
+        delta::RowDeletion deletion,
+        delta::DeleteRows(fs_, *snapshot_, target_rows.deleted_locations(), delete_options));
+    if (!delta::UsesDeletionVectors(*snapshot_)) {
+      CDCLAKE_RETURN_IF_ERROR(
+          RemapMovedRows(deletion.actions, target_rows.deleted_locations(), by_key, moved));
+    }
+    for (auto& a : deletion.actions) actions.push_back(std::move(a));
+  }
+  if (Property("delta.enableChangeDataFeed") == "true") {
+    CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch change_rows, target_rows.ChangeDataBatch());
+    if (change_rows.num_rows() > 0) {
+      CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::AddCdc> cdc,
+                               delta::WriteChangeDataFiles(fs_, *snapshot_, change_rows));
+      for (auto& c : cdc) actions.emplace_back(std::move(c));
+    }
+  }
+
+  // The index's changes: states, tombstone queue, engine-wide entries.
+  std::set<std::string> purged(index_batch.deletes.begin(), index_batch.deletes.end());
+  auto put_state = [&](const KeyWork& w) {
+    if (purged.count(StateKey(w.key))) return;
+    if (w.old_state.IsTombstone()) {
+      index_batch.deletes.push_back(TombstoneKey(w.old_state.events[0].processed_ms, w.key));
+    }
+    if (w.new_state.events.empty()) {
+      index_batch.deletes.push_back(StateKey(w.key));
+      return;
+    }
+    if (w.new_state.IsTombstone()) {
+      index_batch.puts.emplace_back(TombstoneKey(w.new_state.events[0].processed_ms, w.key), "");
+    }
+    index_batch.puts.emplace_back(StateKey(w.key), SerializeKeyState(w.new_state));
+  };
+  for (KeyWork* w : changed) put_state(*w);
+  for (auto& w : moved)
+    index_batch.puts.emplace_back(StateKey(w->key), SerializeKeyState(w->new_state));
+  if (truncate_raised) index_batch.puts.emplace_back(kTruncateKey, *truncate);
+  if (new_horizon != horizon) index_batch.puts.emplace_back(kHorizonKey, *new_horizon);
+  trace.Mark("delete+cdf");
+  CDCLAKE_ASSIGN_OR_RETURN(std::string log_name, WriteIndexLog(fs_, flow_.target, index_batch));
+  trace.Mark("index_log");
+
+  // Quarantine first: nothing is lost if the commit below fails.
+  if (!quarantined.empty()) {
+    std::string qtable = options_.quarantine_table.empty() ? flow_.target + "_quarantine"
+                                                           : options_.quarantine_table;
+    CDCLAKE_ASSIGN_OR_RETURN(result.quarantine_version,
+                             WriteQuarantine(fs_, qtable, flow_.name, quarantined, now));
+  }
+
+  delta::Transaction txn(fs_, flow_.target, snapshot_);
+  for (auto& a : actions) txn.Add(std::move(a));
+  if (extras.txn_app_id) {
+    txn.Add(delta::Txn{*extras.txn_app_id, extras.txn_version, now});
+  }
+  delta::CommitOptions commit;
+  commit.operation = "AUTO CDC";
+  commit.operation_parameters = extras.operation_parameters;
+  commit.operation_parameters[kIndexLogParameter] = log_name;
+  if (!flow_.name.empty()) commit.operation_parameters["flow"] = flow_.name;
+  commit.operation_parameters["scdType"] = flow_.scd_type == ScdType::kType1 ? "1" : "2";
+  commit.operation_metrics = json::Json{{"numSourceRows", std::to_string(counts.read)},
+                                        {"numTargetRowsInserted", std::to_string(counts.inserted)},
+                                        {"numTargetRowsUpdated", std::to_string(counts.updated)},
+                                        {"numTargetRowsDeleted", std::to_string(counts.deleted)}};
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t version, txn.Commit(commit));
+  trace.Mark("commit");
+  result.version = version;
+
+  index_batch.puts.emplace_back(kIndexVersionKey, std::to_string(version));
+  CDCLAKE_RETURN_IF_ERROR(index_->Write(index_batch));
+  trace.Mark("index");
+  CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target, version));
+  trace.Mark("snapshot");
+
+  // Compaction every N commits when the table asks for it.
+  if (Property("cdclake.autoOptimize") == "true") {
+    std::string every = Property("cdclake.autoOptimize.commitInterval");
+    int64_t interval = every.empty() ? kDefaultOptimizeInterval : std::stoll(every);
+    if (interval > 0 && version % interval == 0) {
+      OptimizeOptions optimize;
+      optimize.now_ms = now;
+      CDCLAKE_ASSIGN_OR_RETURN(OptimizeResult compacted,
+                               OptimizeTable(fs_, snapshot_, *index_, optimize));
+      if (compacted.version) {
+        result.optimize_version = compacted.version;
+        CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target));
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+ApplyCounts& ApplyCounts::operator+=(const ApplyCounts& o) {
+  read += o.read;
+  applied += o.applied;
+  discarded += o.discarded;
+  quarantined += o.quarantined;
+  sequence_conflicts += o.sequence_conflicts;
+  inserted += o.inserted;
+  updated += o.updated;
+  deleted += o.deleted;
+  tombstones_purged += o.tombstones_purged;
+  return *this;
+}
+
+Result<std::unique_ptr<Applier>> Applier::Open(io::FileSystem& fs, FlowDefinition flow,
+                                               ApplyOptions options) {
+  if (flow.target.empty()) return Status::InvalidArgument("the flow has no target folder");
+  std::shared_ptr<const delta::Snapshot> snapshot;
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(delta::LogDir(flow.target)));
+  if (exists) {
+    CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, flow.target));
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<KeyIndex> index,
+                           OpenTableIndex(fs, flow.target, snapshot ? snapshot->version() : -1,
+                                          options.persistent_index));
+  if (snapshot) {
+    std::string keys = snapshot->Property(kKeysProperty);
+    if (!keys.empty() && keys != KeysPropertyValue(flow.keys)) {
+      return Status::InvalidArgument(flow.target + " was created with KEYS " + keys +
+                                     "; the flow says " + KeysPropertyValue(flow.keys));
+    }
+  }
+  return std::unique_ptr<Applier>(
+      new ApplierImpl(fs, std::move(flow), std::move(options), std::move(index), snapshot));
+}
+
+}  // namespace cdclake::apply

@@ -1,0 +1,80 @@
+// Applier: applies change batches of one flow to its Delta target (SEMANTICS.md §2-§6), one
+// Delta commit per batch that changes something, with the key index kept beside the table.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "apply/flow_definition.h"
+#include "base/result.h"
+#include "change/change_batch.h"
+#include "io/file_system.h"
+#include "json/json.h"
+
+namespace cdclake::apply {
+
+struct ApplyOptions {
+  /// Processing time in milliseconds since the epoch (tombstone expiry, quarantine times).
+  /// Default: the wall clock.
+  std::function<int64_t()> clock;
+  /// Keep the key index in RocksDB under `<target>/_cdclake/index` (local file systems only);
+  /// false keeps it in memory, rebuilt from the table when the applier opens.
+  bool persistent_index = true;
+  /// Where invalid events go; default `<target>_quarantine`.
+  std::string quarantine_table;
+};
+
+/// The numbers of one Apply call (SEMANTICS §8: read = applied + discarded + quarantined).
+struct ApplyCounts {
+  int64_t read = 0;
+  int64_t applied = 0;
+  int64_t discarded = 0;  // older than the key's state, or a duplicate
+  int64_t quarantined = 0;
+  int64_t sequence_conflicts = 0;  // ties of two different upserts (the loser is discarded)
+  int64_t inserted = 0;            // target rows added (SCD2: versions opened)
+  int64_t updated = 0;             // target rows replaced (SCD2: versions closed or changed)
+  int64_t deleted = 0;             // target rows removed
+  int64_t tombstones_purged = 0;
+
+  ApplyCounts& operator+=(const ApplyCounts& o);
+};
+
+/// Extra content for the batch's commit (pipelines record their source position with it).
+struct CommitExtras {
+  std::optional<std::string> txn_app_id;
+  int64_t txn_version = 0;
+  json::Json operation_parameters = json::Json::object();
+};
+
+struct ApplyResult {
+  ApplyCounts counts;
+  std::optional<int64_t> version;             // the target's new version, if one was written
+  std::optional<int64_t> quarantine_version;  // the quarantine table's, if rows went there
+  std::optional<int64_t> optimize_version;    // a compaction that followed (autoOptimize)
+};
+
+class Applier {
+ public:
+  /// Opens the flow's target (creating nothing yet: the table is created by the first batch
+  /// that applies something). The key index is opened, caught up with the table's log, or
+  /// rebuilt from the table when missing.
+  static Result<std::unique_ptr<Applier>> Open(io::FileSystem& fs, FlowDefinition flow,
+                                               ApplyOptions options = {});
+  virtual ~Applier() = default;
+
+  /// Applies one batch: validates the flow against the batch's columns, quarantines invalid
+  /// rows (and the batch's rejected records), applies the rest in sequence order and commits.
+  /// No commit when nothing changed. A schema change other than a new column or a widening
+  /// fails with kInvalidArgument naming the column, both types and the first row, before
+  /// anything is written.
+  virtual Result<ApplyResult> Apply(const change::ChangeBatch& batch,
+                                    const CommitExtras& extras = {}) = 0;
+
+  /// The table version the applier has applied up to (-1 before the table exists).
+  virtual int64_t version() const = 0;
+};
+
+}  // namespace cdclake::apply

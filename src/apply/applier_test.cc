@@ -1,0 +1,320 @@
+// Tests of the Applier's write path: commits, the key index's life (restart, deletion,
+// catch-up), copy-on-write, change data, quarantine and schema evolution.
+#include "apply/applier.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "apply/index_log.h"
+#include "apply/optimize.h"
+#include "data/value_format.h"
+#include "delta/snapshot.h"
+#include "delta/table_scan.h"
+#include "io/local_file_system.h"
+#include "io/scratch_dir.h"
+
+namespace cdclake::apply {
+namespace {
+
+using data::DataType;
+using data::Value;
+
+data::Schema SourceSchema() {
+  return data::Schema({{"id", DataType::Int32(), true},
+                       {"name", DataType::String(), true},
+                       {"op", DataType::String(), true},
+                       {"seq", DataType::Int64(), true}});
+}
+
+struct Row {
+  std::optional<int> id;
+  std::optional<std::string> name;
+  std::string op;
+  std::optional<int64_t> seq;
+};
+
+change::ChangeBatch Batch(const std::vector<Row>& rows) {
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(SourceSchema());
+  int line = 1;
+  for (const Row& r : rows) {
+    batch.rows.AppendRow({r.id ? Value::Int(*r.id) : Value::Null(),
+                          r.name ? Value::Bytes(*r.name) : Value::Null(), Value::Bytes(r.op),
+                          r.seq ? Value::Int(*r.seq) : Value::Null()});
+    batch.positions.push_back({"input.csv", ++line, 0});
+    batch.raw.push_back("");
+  }
+  return batch;
+}
+
+FlowDefinition Flow(const std::string& target, ScdType scd = ScdType::kType1) {
+  FlowDefinition flow;
+  flow.name = "test_flow";
+  flow.target = target;
+  flow.keys = {"id"};
+  flow.sequence_by = {"seq"};
+  flow.delete_when =
+      data::Expr::Compare(data::CompareOp::kEq, data::Expr::Column({"op"}),
+                          data::Expr::Literal(Value::Bytes("D"), DataType::String()));
+  flow.columns = ColumnSelection::Except({"op", "seq"});
+  flow.scd_type = scd;
+  return flow;
+}
+
+// The table's rows as sorted text lines.
+std::vector<std::string> TableRows(io::FileSystem& fs, const std::string& root) {
+  auto snapshot = delta::Snapshot::Load(fs, root);
+  EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  if (!snapshot.ok()) return {};
+  auto batch = delta::ReadTable(fs, **snapshot);
+  EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+  std::vector<std::string> lines;
+  for (int64_t r = 0; r < batch->num_rows(); ++r) {
+    std::string line;
+    for (size_t c = 0; c < batch->num_columns(); ++c) {
+      if (c) line += ",";
+      line += data::CsvField(batch->column(c).GetValue(r), *batch->schema().field(c).type);
+    }
+    lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+class ApplierTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto dir = io::ScratchDir::Create("applier-");
+    ASSERT_TRUE(dir.ok());
+    dir_ = std::make_unique<io::ScratchDir>(std::move(*dir));
+    target_ = io::JoinPath(dir_->path(), "target");
+  }
+  std::unique_ptr<Applier> Open(FlowDefinition flow, ApplyOptions options = {}) {
+    auto applier = Applier::Open(fs_, std::move(flow), std::move(options));
+    EXPECT_TRUE(applier.ok()) << applier.status().ToString();
+    return applier.ok() ? std::move(*applier) : nullptr;
+  }
+  ApplyResult Apply(Applier& applier, const std::vector<Row>& rows) {
+    auto result = applier.Apply(Batch(rows));
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    const ApplyCounts& c = result->counts;
+    EXPECT_EQ(c.read, c.applied + c.discarded + c.quarantined);  // SEMANTICS §8
+    return result.ok() ? *result : ApplyResult{};
+  }
+
+  io::LocalFileSystem fs_;
+  std::unique_ptr<io::ScratchDir> dir_;
+  std::string target_;
+};
+
+TEST_F(ApplierTest, Scd1UpsertsDeletesAndOlderEvents) {  // SEMANTICS §3
+  auto applier = Open(Flow(target_));
+  ApplyResult r1 = Apply(*applier, {{1, "a", "U", 1}, {2, "b", "U", 1}, {1, "a2", "U", 3}});
+  EXPECT_EQ(r1.counts.inserted, 2);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2", "2,b"}));
+  ApplyResult r2 = Apply(*applier, {{1, "old", "U", 2}, {2, std::nullopt, "D", 5}});
+  EXPECT_EQ(r2.counts.discarded, 1);
+  EXPECT_EQ(r2.counts.deleted, 1);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2"}));
+  // An upsert older than the delete never resurrects the row; a newer one does.
+  Apply(*applier, {{2, "late", "U", 4}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2"}));
+  Apply(*applier, {{2, "back", "U", 6}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2", "2,back"}));
+}
+
+TEST_F(ApplierTest, ReplayWritesNoVersion) {  // SEMANTICS §8
+  auto applier = Open(Flow(target_));
+  std::vector<Row> rows = {{1, "a", "U", 1}, {2, "b", "U", 2}, {2, std::nullopt, "D", 3}};
+  ApplyResult first = Apply(*applier, rows);
+  ASSERT_TRUE(first.version);
+  ApplyResult again = Apply(*applier, rows);
+  EXPECT_FALSE(again.version);
+  EXPECT_EQ(again.counts.discarded, 3);
+  // Also after a restart and after the index is deleted.
+  applier.reset();
+  applier = Open(Flow(target_));
+  EXPECT_FALSE(Apply(*applier, rows).version);
+  applier.reset();
+  std::filesystem::remove_all(IndexDir(target_));
+  applier = Open(Flow(target_));
+  EXPECT_FALSE(Apply(*applier, rows).version);
+  EXPECT_EQ(applier->version(), *first.version);
+}
+
+TEST_F(ApplierTest, IndexCatchesUpWithCommitsItMissed) {
+  auto applier = Open(Flow(target_));
+  Apply(*applier, {{1, "a", "U", 1}});
+  applier.reset();
+  // A second applier with an in-memory index writes a commit the on-disk index never saw.
+  ApplyOptions memory;
+  memory.persistent_index = false;
+  auto other = Open(Flow(target_), memory);
+  Apply(*other, {{1, "b", "U", 2}, {3, "c", "U", 2}});
+  other.reset();
+  applier = Open(Flow(target_));
+  ApplyResult r = Apply(*applier, {{1, "z", "U", 1}, {3, "d", "U", 3}});
+  EXPECT_EQ(r.counts.discarded, 1);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,b", "3,d"}));
+}
+
+TEST_F(ApplierTest, CopyOnWriteKeepsLocationsRight) {
+  FlowDefinition flow = Flow(target_);
+  flow.table_properties["delta.enableDeletionVectors"] = "false";
+  auto applier = Open(flow);
+  Apply(*applier, {{1, "a", "U", 1}, {2, "b", "U", 1}, {3, "c", "U", 1}, {4, "d", "U", 1}});
+  Apply(*applier, {{2, "b2", "U", 2}});  // rewrites the first file: 1, 3, 4 move
+  Apply(*applier, {{4, "d2", "U", 3}, {1, std::nullopt, "D", 3}});
+  Apply(*applier, {{3, "c2", "U", 4}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"2,b2", "3,c2", "4,d2"}));
+  auto snapshot = delta::Snapshot::Load(fs_, target_);
+  ASSERT_TRUE(snapshot.ok());
+  for (const auto& add : (*snapshot)->files()) EXPECT_FALSE(add.deletion_vector);
+}
+
+TEST_F(ApplierTest, Scd2HistoryAndLateEvents) {  // SEMANTICS §4
+  auto applier = Open(Flow(target_, ScdType::kType2));
+  Apply(*applier, {{1, "a", "U", 1}, {1, "c", "U", 3}});
+  Apply(*applier, {{1, "b", "U", 2}});  // lands between 1 and 3
+  Apply(*applier, {{1, std::nullopt, "D", 4}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a,1,2", "1,b,2,3", "1,c,3,4"}));
+}
+
+TEST_F(ApplierTest, InvalidRowsGoToQuarantine) {
+  auto applier = Open(Flow(target_));
+  ApplyResult r = Apply(
+      *applier, {{std::nullopt, "x", "U", 1}, {1, "y", "U", std::nullopt}, {2, "ok", "U", 1}});
+  EXPECT_EQ(r.counts.quarantined, 2);
+  EXPECT_EQ(r.counts.applied, 1);
+  ASSERT_TRUE(r.quarantine_version);
+  auto snapshot = delta::Snapshot::Load(fs_, target_ + "_quarantine");
+  ASSERT_TRUE(snapshot.ok());
+  auto rows = delta::ReadTable(fs_, **snapshot);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->num_rows(), 2);
+  EXPECT_NE(rows->column(1).StringAt(0).find("NULL in key column 'id'"), std::string::npos);
+  EXPECT_NE(rows->column(1).StringAt(1).find("NULL sequence"), std::string::npos);
+  EXPECT_EQ(rows->column(3).GetValue(0), Value::Int(2));  // source_line
+}
+
+TEST_F(ApplierTest, TombstonesExpireByProcessingTime) {  // SEMANTICS §6
+  int64_t now = 1'000'000'000;
+  for (bool quarantine : {false, true}) {
+    std::string target = target_ + (quarantine ? "_q" : "_a");
+    FlowDefinition flow = Flow(target);
+    flow.table_properties["pipelines.cdc.tombstoneGCThresholdInSeconds"] = "60";
+    if (quarantine) flow.table_properties["cdclake.lateEventPolicy"] = "quarantine";
+    ApplyOptions options;
+    options.clock = [&now] { return now; };
+    auto applier = Open(flow, options);
+    Apply(*applier, {{1, "a", "U", 1}, {1, std::nullopt, "D", 5}, {2, "b", "U", 1}});
+    Apply(*applier, {{1, "late", "U", 3}});  // tombstone still there: discarded
+    EXPECT_EQ(TableRows(fs_, target), (std::vector<std::string>{"2,b"}));
+    now += 61'000;
+    ApplyResult purge = Apply(*applier, {{2, "b2", "U", 2}});
+    EXPECT_EQ(purge.counts.tombstones_purged, 1);
+    ApplyResult late = Apply(*applier, {{1, "late", "U", 3}});
+    if (quarantine) {
+      EXPECT_EQ(late.counts.quarantined, 1);
+      EXPECT_EQ(TableRows(fs_, target), (std::vector<std::string>{"2,b2"}));
+    } else {
+      EXPECT_EQ(late.counts.applied, 1);
+      EXPECT_EQ(TableRows(fs_, target), (std::vector<std::string>{"1,late", "2,b2"}));
+    }
+  }
+}
+
+TEST_F(ApplierTest, NewColumnsAppearAndTypeChangesStop) {  // SEMANTICS §5
+  auto applier = Open(Flow(target_));
+  Apply(*applier, {{1, "a", "U", 1}});
+  change::ChangeBatch wider;
+  wider.rows = data::RecordBatch(data::Schema({{"id", DataType::Int32(), true},
+                                               {"name", DataType::String(), true},
+                                               {"city", DataType::String(), true},
+                                               {"op", DataType::String(), true},
+                                               {"seq", DataType::Int64(), true}}));
+  wider.rows.AppendRow(
+      {Value::Int(2), Value::Bytes("b"), Value::Bytes("Oslo"), Value::Bytes("U"), Value::Int(2)});
+  ASSERT_TRUE(applier->Apply(wider).ok());
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a,", "2,b,Oslo"}));
+  change::ChangeBatch changed;
+  changed.rows = data::RecordBatch(data::Schema({{"id", DataType::Int32(), true},
+                                                 {"name", DataType::Int64(), true},
+                                                 {"op", DataType::String(), true},
+                                                 {"seq", DataType::Int64(), true}}));
+  changed.rows.AppendRow({Value::Int(3), Value::Int(5), Value::Bytes("U"), Value::Int(3)});
+  auto result = applier->Apply(changed);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("'name'"), std::string::npos);
+  EXPECT_NE(result.status().message().find("string"), std::string::npos);
+}
+
+TEST_F(ApplierTest, TruncateRemovesOlderRowsOnly) {  // SEMANTICS §3
+  FlowDefinition flow = Flow(target_);
+  flow.truncate_when =
+      data::Expr::Compare(data::CompareOp::kEq, data::Expr::Column({"op"}),
+                          data::Expr::Literal(Value::Bytes("T"), DataType::String()));
+  auto applier = Open(flow);
+  Apply(*applier, {{1, "a", "U", 1}, {2, "b", "U", 5}, {3, "c", "U", 2}});
+  Apply(*applier, {{std::nullopt, std::nullopt, "T", 3}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"2,b"}));
+  Apply(*applier, {{1, "old", "U", 2}, {4, "d", "U", 4}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"2,b", "4,d"}));
+}
+
+TEST_F(ApplierTest, OptimizeCompactsAndKeepsTheIndexRight) {
+  for (bool dvs : {true, false}) {
+    std::string target = target_ + (dvs ? "_dv" : "_cow");
+    FlowDefinition flow = Flow(target, dvs ? ScdType::kType2 : ScdType::kType1);
+    if (!dvs) flow.table_properties["delta.enableDeletionVectors"] = "false";
+    auto applier = Open(flow);
+    for (int b = 0; b < 6; ++b) {
+      std::vector<Row> rows;
+      for (int k = 0; k < 5; ++k) {
+        // With copy-on-write, later batches touch one key each (so files stay small).
+        if (dvs || b == 0 || k == b % 5) rows.push_back({k, "v" + std::to_string(b), "U", b + 1});
+      }
+      Apply(*applier, rows);
+    }
+    std::vector<std::string> before = TableRows(fs_, target);
+    applier.reset();
+    auto optimized = Optimize(fs_, target, OptimizeOptions{});
+    ASSERT_TRUE(optimized.ok()) << optimized.status().ToString();
+    ASSERT_TRUE(optimized->version);
+    EXPECT_EQ(optimized->files_added, 1);
+    EXPECT_EQ(TableRows(fs_, target), before);
+    auto snapshot = delta::Snapshot::Load(fs_, target);
+    ASSERT_TRUE(snapshot.ok());
+    EXPECT_EQ((*snapshot)->files().size(), 1u);
+    // The index followed the rows: later changes land on the right rows.
+    applier = Open(flow);
+    Apply(*applier, {{0, "after", "U", 10}, {4, std::nullopt, "D", 10}});
+    std::vector<std::string> rows = TableRows(fs_, target);
+    if (dvs) {
+      EXPECT_EQ(rows.size(), before.size() + 1);
+      EXPECT_NE(std::find(rows.begin(), rows.end(), "0,after,10,"), rows.end());
+      EXPECT_NE(std::find(rows.begin(), rows.end(), "4,v5,6,10"), rows.end());
+    } else {
+      EXPECT_EQ(rows, (std::vector<std::string>{"0,after", "1,v1", "2,v2", "3,v3"}));
+    }
+  }
+}
+
+TEST_F(ApplierTest, AutoOptimizeRunsEveryNCommits) {
+  FlowDefinition flow = Flow(target_);
+  flow.table_properties["cdclake.autoOptimize"] = "true";
+  flow.table_properties["cdclake.autoOptimize.commitInterval"] = "3";
+  auto applier = Open(flow);
+  int optimized = 0;
+  for (int b = 0; b < 7; ++b) {
+    ApplyResult r = Apply(*applier, {{b % 3, "v" + std::to_string(b), "U", b + 1}});
+    if (r.optimize_version) ++optimized;
+  }
+  EXPECT_GE(optimized, 1);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"0,v6", "1,v4", "2,v5"}));
+}
+
+}  // namespace
+}  // namespace cdclake::apply

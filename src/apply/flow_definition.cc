@@ -1,0 +1,153 @@
+// Flow definition checks and the target schema they imply.
+#include "apply/flow_definition.h"
+
+#include <algorithm>
+#include <set>
+
+#include "change/ordered_encoding.h"
+
+namespace cdclake::apply {
+namespace {
+
+using data::DataType;
+using data::Field;
+using data::Schema;
+
+std::string Quoted(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+std::string SourceColumns(const Schema& schema) {
+  std::vector<std::string> names;
+  for (const auto& f : schema.fields()) names.push_back(f.name);
+  return Quoted(names);
+}
+
+Status CheckColumnsExist(const std::vector<std::string>& names, const Schema& schema,
+                         const std::string& clause) {
+  for (const auto& name : names) {
+    if (schema.FieldIndex(name) < 0) {
+      return Status::InvalidArgument(
+          clause + " names column '" + name +
+          "', which the source does not have (source columns: " + SourceColumns(schema) + ")");
+    }
+  }
+  return Status::OK();
+}
+
+Status CheckCondition(const std::shared_ptr<const data::Expr>& expr, const Schema& schema,
+                      const std::string& clause) {
+  if (!expr) return Status::OK();
+  Status s = data::ValidatePredicate(*expr, schema);
+  if (!s.ok()) {
+    return Status::InvalidArgument(clause + " " + expr->ToString() + ": " + s.message());
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+bool ColumnSelection::Selects(const std::string& name) const {
+  bool listed = std::find(columns.begin(), columns.end(), name) != columns.end();
+  switch (mode) {
+    case Mode::kAll:
+      return true;
+    case Mode::kOnly:
+      return listed;
+    case Mode::kExcept:
+      return !listed;
+  }
+  return true;
+}
+
+Status ValidateFlow(const FlowDefinition& flow, const Schema& source) {
+  if (flow.keys.empty()) return Status::InvalidArgument("the flow has no KEYS; name at least one");
+  if (flow.sequence_by.empty()) {
+    return Status::InvalidArgument("the flow has no SEQUENCE BY; name a column or STRUCT(...)");
+  }
+  std::set<std::string> seen;
+  for (const auto& k : flow.keys) {
+    if (!seen.insert(k).second) {
+      return Status::InvalidArgument("KEYS lists '" + k + "' twice; list each key column once");
+    }
+  }
+  CDCLAKE_RETURN_IF_ERROR(CheckColumnsExist(flow.keys, source, "KEYS"));
+  CDCLAKE_RETURN_IF_ERROR(CheckColumnsExist(flow.sequence_by, source, "SEQUENCE BY"));
+  for (const auto& s : flow.sequence_by) {
+    const auto& type = source.field(source.FieldIndex(s)).type;
+    if (!change::IsOrderable(*type)) {
+      return Status::InvalidArgument("SEQUENCE BY column '" + s + "' has type " + type->ToString() +
+                                     ", which has no order; use an integer, decimal, string, "
+                                     "date or timestamp column, or a STRUCT of them");
+    }
+  }
+  if (flow.columns.mode == ColumnSelection::Mode::kOnly) {
+    CDCLAKE_RETURN_IF_ERROR(CheckColumnsExist(flow.columns.columns, source, "COLUMNS"));
+  }
+  for (const auto& k : flow.keys) {
+    if (!flow.columns.Selects(k)) {
+      return Status::InvalidArgument("key column '" + k +
+                                     "' is left out by the COLUMNS list; keys must stay in the "
+                                     "target, so remove it from * EXCEPT or add it to COLUMNS");
+    }
+  }
+  if (flow.scd_type == ScdType::kType2) {
+    if (flow.truncate_when) {
+      return Status::InvalidArgument(
+          "APPLY AS TRUNCATE WHEN is not allowed with SCD TYPE 2 (a truncate would erase "
+          "history); remove it or use SCD TYPE 1");
+    }
+    for (const char* reserved : {"__START_AT", "__END_AT"}) {
+      if (source.FieldIndex(reserved) >= 0 && flow.columns.Selects(reserved)) {
+        return Status::InvalidArgument(std::string("the source has a column named ") + reserved +
+                                       ", which SCD TYPE 2 adds itself; leave it out with "
+                                       "* EXCEPT (" +
+                                       reserved + ")");
+      }
+    }
+  } else if (flow.track_history) {
+    return Status::InvalidArgument(
+        "TRACK HISTORY applies to SCD TYPE 2 only; remove it or add STORED AS SCD TYPE 2");
+  }
+  if (flow.track_history && flow.track_history->mode == ColumnSelection::Mode::kOnly) {
+    CDCLAKE_RETURN_IF_ERROR(
+        CheckColumnsExist(flow.track_history->columns, source, "TRACK HISTORY ON"));
+  }
+  if (flow.ignore_null_updates && flow.ignore_null_updates->mode == ColumnSelection::Mode::kOnly) {
+    CDCLAKE_RETURN_IF_ERROR(
+        CheckColumnsExist(flow.ignore_null_updates->columns, source, "IGNORE NULL UPDATES ON"));
+  }
+  CDCLAKE_RETURN_IF_ERROR(CheckCondition(flow.delete_when, source, "APPLY AS DELETE WHEN"));
+  CDCLAKE_RETURN_IF_ERROR(CheckCondition(flow.truncate_when, source, "APPLY AS TRUNCATE WHEN"));
+  return Status::OK();
+}
+
+data::TypePtr SequenceType(const FlowDefinition& flow, const Schema& source) {
+  if (flow.sequence_by.size() == 1 && !flow.sequence_is_struct) {
+    return source.field(source.FieldIndex(flow.sequence_by[0])).type;
+  }
+  std::vector<Field> members;
+  for (const auto& s : flow.sequence_by) {
+    members.push_back({s, source.field(source.FieldIndex(s)).type, true});
+  }
+  return DataType::Struct(std::move(members));
+}
+
+Schema TargetSchema(const FlowDefinition& flow, const Schema& source) {
+  std::vector<Field> fields;
+  for (const auto& f : source.fields()) {
+    bool is_key = std::find(flow.keys.begin(), flow.keys.end(), f.name) != flow.keys.end();
+    if (!is_key && !flow.columns.Selects(f.name)) continue;
+    fields.push_back({f.name, f.type, true});
+  }
+  if (flow.scd_type == ScdType::kType2) {
+    data::TypePtr seq = SequenceType(flow, source);
+    fields.push_back({"__START_AT", seq, true});
+    fields.push_back({"__END_AT", seq, true});
+  }
+  return Schema(std::move(fields));
+}
+
+}  // namespace cdclake::apply

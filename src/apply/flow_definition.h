@@ -1,0 +1,64 @@
+// FlowDefinition: what one AUTO CDC flow does — target, keys, sequence, delete and truncate
+// conditions, columns, SCD type, tracked history, ignored NULLs, table properties — and the
+// checks that reject an invalid one before anything runs.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "data/expression.h"
+#include "data/schema.h"
+
+namespace cdclake::apply {
+
+enum class ScdType { kType1 = 1, kType2 = 2 };
+
+/// A column list as the SQL spells it: everything, `cols`, or `* EXCEPT (cols)`.
+struct ColumnSelection {
+  enum class Mode { kAll, kOnly, kExcept };
+  Mode mode = Mode::kAll;
+  std::vector<std::string> columns;
+
+  static ColumnSelection All() { return {}; }
+  static ColumnSelection Only(std::vector<std::string> c) { return {Mode::kOnly, std::move(c)}; }
+  static ColumnSelection Except(std::vector<std::string> c) {
+    return {Mode::kExcept, std::move(c)};
+  }
+  /// Whether `name` is selected.
+  bool Selects(const std::string& name) const;
+};
+
+struct FlowDefinition {
+  std::string name;    // the flow's name, for messages and the commit's txn appId
+  std::string target;  // the target table's root folder
+  std::vector<std::string> keys;
+  std::vector<std::string> sequence_by;             // one column, or the members of a STRUCT
+  bool sequence_is_struct = false;                  // SEQUENCE BY STRUCT(...) even with one member
+  std::shared_ptr<const data::Expr> delete_when;    // APPLY AS DELETE WHEN
+  std::shared_ptr<const data::Expr> truncate_when;  // APPLY AS TRUNCATE WHEN (SCD1 only)
+  ColumnSelection columns;                          // COLUMNS ... / * EXCEPT (...)
+  ScdType scd_type = ScdType::kType1;
+  std::optional<ColumnSelection> track_history;        // TRACK HISTORY ON (SCD2 only)
+  std::optional<ColumnSelection> ignore_null_updates;  // IGNORE NULL UPDATES [ON ...]
+  std::map<std::string, std::string> table_properties;
+};
+
+/// Checks `flow` against the source's columns. kInvalidArgument saying what to change for:
+/// no keys; a key, sequence, listed or condition column missing from the source; a sequence
+/// whose type is not orderable; truncate with SCD type 2; TRACK HISTORY with SCD type 1; a key
+/// left out by COLUMNS; a condition that is not boolean over the source.
+Status ValidateFlow(const FlowDefinition& flow, const data::Schema& source_schema);
+
+/// The target's columns for `source_schema`: selected source columns in source order (the
+/// keys always kept), then `__START_AT` and `__END_AT` of the sequence's type for SCD2.
+/// REQUIRES: ValidateFlow passed.
+data::Schema TargetSchema(const FlowDefinition& flow, const data::Schema& source_schema);
+
+/// The sequence's type: the column's type, or a STRUCT of the members.
+data::TypePtr SequenceType(const FlowDefinition& flow, const data::Schema& source_schema);
+
+}  // namespace cdclake::apply

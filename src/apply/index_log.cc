@@ -1,0 +1,158 @@
+// Index-log files: (entry_key, entry_value) rows, a NULL value deleting the entry.
+#include "apply/index_log.h"
+
+#include "base/uuid.h"
+#include "delta/actions.h"
+#include "delta/log_segment.h"
+#include "io/file_system.h"
+#include "io/local_file_system.h"
+#include "parquet/reader/file_reader.h"
+#include "parquet/writer/file_writer.h"
+
+namespace cdclake::apply {
+namespace {
+
+// The index's block cache. Its writes skip RocksDB's write-ahead log: the index log under the
+// table is the log, and CatchUp redoes whatever a crash lost.
+constexpr int64_t kIndexCacheBytes = 256 << 20;
+
+data::Schema IndexLogSchema() {
+  return data::Schema({{"entry_key", data::DataType::Binary(), false},
+                       {"entry_value", data::DataType::Binary(), true}});
+}
+
+// The index-log file a commit names, whether it changed data files, and its operation.
+struct CommitSummary {
+  std::optional<std::string> index_log;
+  bool changes_files = false;
+  std::string operation;
+};
+
+Result<CommitSummary> SummarizeCommit(const io::FileSystem& fs, const std::string& root,
+                                      int64_t version) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::string content, fs.ReadFile(delta::CommitPath(root, version)));
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Action> actions, delta::ParseActions(content));
+  CommitSummary summary;
+  for (const auto& action : actions) {
+    if (std::holds_alternative<delta::Add>(action) ||
+        std::holds_alternative<delta::Remove>(action)) {
+      summary.changes_files = true;
+    }
+    if (const auto* info = std::get_if<delta::CommitInfo>(&action)) {
+      summary.operation = info->operation.value_or("");
+      const json::Json& params = info->value["operationParameters"];
+      if (params.is_object() && params.contains(kIndexLogParameter) &&
+          params[kIndexLogParameter].is_string()) {
+        summary.index_log = params[kIndexLogParameter].get<std::string>();
+      }
+    }
+  }
+  return summary;
+}
+
+}  // namespace
+
+std::string IndexDir(const std::string& table_root) {
+  return io::JoinPath(table_root, "_cdclake/index");
+}
+
+std::string IndexLogDir(const std::string& table_root) {
+  return io::JoinPath(table_root, "_cdclake/index_log");
+}
+
+Result<std::string> WriteIndexLog(io::FileSystem& fs, const std::string& table_root,
+                                  const IndexWriteBatch& batch) {
+  data::RecordBatch rows(IndexLogSchema());
+  for (const auto& [key, value] : batch.puts) {
+    rows.mutable_column(0).AppendBytes(key);
+    rows.mutable_column(1).AppendBytes(value);
+  }
+  for (const auto& key : batch.deletes) {
+    rows.mutable_column(0).AppendBytes(key);
+    rows.mutable_column(1).AppendNull();
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(std::string uuid, NewUuid());
+  std::string name = uuid + ".parquet";
+  CDCLAKE_RETURN_IF_ERROR(fs.CreateDirs(IndexLogDir(table_root)));
+  parquet::WriterOptions options;
+  options.compression = parquet::format::CompressionCodec::kZstd;
+  CDCLAKE_RETURN_IF_ERROR(
+      parquet::WriteParquetFile(fs, io::JoinPath(IndexLogDir(table_root), name), rows, options));
+  return name;
+}
+
+Result<IndexWriteBatch> ReadIndexLog(const io::FileSystem& fs, const std::string& table_root,
+                                     const std::string& name) {
+  if (name.find('/') != std::string::npos || name.empty()) {
+    return Status::Corrupt("index-log name '" + name + "' is not a file name");
+  }
+  std::string path = io::JoinPath(IndexLogDir(table_root), name);
+  CDCLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(fs, path));
+  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, reader->ReadAll());
+  if (rows.num_columns() != 2) return Status::Corrupt(path + ": not an index-log file");
+  IndexWriteBatch batch;
+  const data::Column& keys = rows.column(0);
+  const data::Column& values = rows.column(1);
+  for (int64_t i = 0; i < rows.num_rows(); ++i) {
+    if (values.IsNull(i)) {
+      batch.deletes.emplace_back(keys.StringAt(i));
+    } else {
+      batch.puts.emplace_back(std::string(keys.StringAt(i)), std::string(values.StringAt(i)));
+    }
+  }
+  return batch;
+}
+
+Result<int64_t> IndexVersion(KeyIndex& index) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> v, index.Get(kIndexVersionKey));
+  if (!v) return int64_t{-1};
+  return static_cast<int64_t>(std::stoll(*v));
+}
+
+Status CatchUp(const io::FileSystem& fs, const std::string& table_root, int64_t table_version,
+               KeyIndex& index) {
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t version, IndexVersion(index));
+  for (int64_t v = version + 1; v <= table_version; ++v) {
+    CDCLAKE_ASSIGN_OR_RETURN(CommitSummary summary, SummarizeCommit(fs, table_root, v));
+    IndexWriteBatch batch;
+    if (summary.index_log) {
+      CDCLAKE_ASSIGN_OR_RETURN(batch, ReadIndexLog(fs, table_root, *summary.index_log));
+    } else if (summary.changes_files) {
+      return Status::NotSupported(
+          table_root + ": version " + std::to_string(v) + " (" + summary.operation +
+          ") changed data files without updating cdclake's key index; the table was written by "
+          "another writer, so cdclake cannot apply changes to it");
+    }
+    batch.puts.emplace_back(kIndexVersionKey, std::to_string(v));
+    CDCLAKE_RETURN_IF_ERROR(index.Write(batch));
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<KeyIndex>> OpenTableIndex(io::FileSystem& fs, const std::string& table_root,
+                                                 int64_t table_version, bool persistent) {
+  std::unique_ptr<KeyIndex> index;
+  bool local = dynamic_cast<io::LocalFileSystem*>(&fs) != nullptr;
+  if (persistent && local) {
+    std::string dir = IndexDir(table_root);
+    CDCLAKE_ASSIGN_OR_RETURN(bool has_index, fs.Exists(dir));
+    if (table_version < 0 && has_index) CDCLAKE_RETURN_IF_ERROR(DestroyRocksKeyIndex(dir));
+    CDCLAKE_RETURN_IF_ERROR(fs.CreateDirs(dir));
+    CDCLAKE_ASSIGN_OR_RETURN(index,
+                             OpenRocksKeyIndex(dir, kIndexCacheBytes, /*write_ahead_log=*/false));
+    CDCLAKE_ASSIGN_OR_RETURN(int64_t indexed, IndexVersion(*index));
+    if (indexed > table_version) {
+      index.reset();
+      CDCLAKE_RETURN_IF_ERROR(DestroyRocksKeyIndex(dir));
+      CDCLAKE_RETURN_IF_ERROR(fs.CreateDirs(dir));
+      CDCLAKE_ASSIGN_OR_RETURN(index,
+                               OpenRocksKeyIndex(dir, kIndexCacheBytes, /*write_ahead_log=*/false));
+    }
+  } else {
+    index = NewMemoryKeyIndex();
+  }
+  if (table_version >= 0) CDCLAKE_RETURN_IF_ERROR(CatchUp(fs, table_root, table_version, *index));
+  return index;
+}
+
+}  // namespace cdclake::apply

@@ -1,0 +1,59 @@
+// KeyIndex: the persistent map from a key to its engine state (key_state.h), plus a few
+// metadata entries (which table version it reflects). Writes are atomic batches.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+
+namespace cdclake::apply {
+
+/// Puts and deletes applied together, all or nothing.
+struct IndexWriteBatch {
+  std::vector<std::pair<std::string, std::string>> puts;
+  std::vector<std::string> deletes;
+  bool empty() const { return puts.empty() && deletes.empty(); }
+};
+
+class KeyIndex {
+ public:
+  virtual ~KeyIndex() = default;
+
+  /// The value stored under `key`, or nullopt.
+  virtual Result<std::optional<std::string>> Get(std::string_view key) = 0;
+
+  /// Get for many keys at once (out[i] for keys[i]); faster than one by one.
+  virtual Status MultiGet(const std::vector<std::string>& keys,
+                          std::vector<std::optional<std::string>>* out) = 0;
+
+  /// Applies every put and delete of `batch` atomically and durably (synced), so that after a
+  /// crash either all or none of it is visible.
+  virtual Status Write(const IndexWriteBatch& batch) = 0;
+
+  /// Calls `visit(key, value)` for every entry whose key starts with `prefix`, in key order;
+  /// stops early when visit returns false.
+  virtual Status Scan(std::string_view prefix,
+                      const std::function<bool(std::string_view, std::string_view)>& visit) = 0;
+};
+
+/// An index in memory (tests, and tables on a non-local file system).
+std::unique_ptr<KeyIndex> NewMemoryKeyIndex();
+
+/// A RocksDB database in the local folder `path`, created if missing. Memory stays bounded
+/// (block cache `cache_bytes`), so tables larger than RAM work. With `write_ahead_log` false,
+/// writes skip RocksDB's log (and its fsync): each stays atomic, but a crash may lose the
+/// latest ones — for callers that can redo them (the engine replays its index log).
+Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(const std::string& path,
+                                                    int64_t cache_bytes = 256 << 20,
+                                                    bool write_ahead_log = true);
+
+/// Removes the RocksDB database at `path` (used to drop an index that must be rebuilt).
+Status DestroyRocksKeyIndex(const std::string& path);
+
+}  // namespace cdclake::apply

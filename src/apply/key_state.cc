@@ -1,0 +1,80 @@
+// KeyState's stored form: varint-prefixed fields, versioned by a leading byte.
+#include "apply/key_state.h"
+
+#include "base/bytes.h"
+
+namespace cdclake::apply {
+namespace {
+
+constexpr uint8_t kFormatVersion = 1;
+
+void AppendString(std::string* out, std::string_view s) {
+  AppendVarint(out, s.size());
+  out->append(s);
+}
+
+Result<std::string> ReadString(ByteReader* in) {
+  CDCLAKE_ASSIGN_OR_RETURN(uint64_t n, in->ReadVarint());
+  CDCLAKE_ASSIGN_OR_RETURN(std::string_view s, in->ReadBytes(n));
+  return std::string(s);
+}
+
+}  // namespace
+
+bool StoredEvent::operator<(const StoredEvent& o) const {
+  if (int c = seq.compare(o.seq); c != 0) return c < 0;
+  if (kind != o.kind) return kind < o.kind;
+  return values < o.values;
+}
+
+std::string SerializeKeyState(const KeyState& state) {
+  std::string out;
+  out.push_back(static_cast<char>(kFormatVersion));
+  AppendVarint(&out, state.events.size());
+  for (const auto& e : state.events) {
+    AppendString(&out, e.seq);
+    out.push_back(static_cast<char>(e.kind));
+    AppendString(&out, e.values);
+    AppendVarint(&out, static_cast<uint64_t>(e.processed_ms));
+  }
+  AppendVarint(&out, state.locations.size());
+  for (const auto& l : state.locations) {
+    AppendString(&out, l.file);
+    AppendVarint(&out, static_cast<uint64_t>(l.row));
+  }
+  return out;
+}
+
+Result<KeyState> ParseKeyState(std::string_view bytes) {
+  ByteReader in(bytes);
+  CDCLAKE_ASSIGN_OR_RETURN(uint8_t version, in.ReadByte());
+  if (version != kFormatVersion) {
+    return Status::Corrupt("key index entry has format " + std::to_string(version) + ", expected " +
+                           std::to_string(kFormatVersion));
+  }
+  KeyState state;
+  CDCLAKE_ASSIGN_OR_RETURN(uint64_t num_events, in.ReadVarint());
+  if (num_events > bytes.size()) return Status::Corrupt("key index entry: bad event count");
+  state.events.resize(num_events);
+  for (auto& e : state.events) {
+    CDCLAKE_ASSIGN_OR_RETURN(e.seq, ReadString(&in));
+    CDCLAKE_ASSIGN_OR_RETURN(uint8_t kind, in.ReadByte());
+    if (kind > 1) return Status::Corrupt("key index entry: bad event kind");
+    e.kind = static_cast<EventKind>(kind);
+    CDCLAKE_ASSIGN_OR_RETURN(e.values, ReadString(&in));
+    CDCLAKE_ASSIGN_OR_RETURN(uint64_t ms, in.ReadVarint());
+    e.processed_ms = static_cast<int64_t>(ms);
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(uint64_t num_locations, in.ReadVarint());
+  if (num_locations > bytes.size()) return Status::Corrupt("key index entry: bad row count");
+  state.locations.resize(num_locations);
+  for (auto& l : state.locations) {
+    CDCLAKE_ASSIGN_OR_RETURN(l.file, ReadString(&in));
+    CDCLAKE_ASSIGN_OR_RETURN(uint64_t row, in.ReadVarint());
+    l.row = static_cast<int64_t>(row);
+  }
+  if (!in.AtEnd()) return Status::Corrupt("key index entry: trailing bytes");
+  return state;
+}
+
+}  // namespace cdclake::apply

@@ -1,0 +1,56 @@
+// KeyState: what the engine keeps per key — the applied events that can still change the
+// key's rows (see docs/apply.md) and where each of the key's rows lives in the table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace cdclake::apply {
+
+/// Upsert sorts before delete so that, at one sequence, the delete is the last event and wins.
+enum class EventKind : uint8_t { kUpsert = 0, kDelete = 1 };
+
+struct StoredEvent {
+  std::string seq;  // ordered encoding of the sequence value (change/ordered_encoding.h)
+  EventKind kind = EventKind::kUpsert;
+  std::string values;        // upserts: varint column count + ordered encoding of the columns
+  int64_t processed_ms = 0;  // deletes: processing time of the tombstone (for expiry)
+
+  /// The engine's total order of a key's events: sequence, then kind, then content.
+  bool operator<(const StoredEvent& o) const;
+  bool SameEvent(const StoredEvent& o) const {
+    return seq == o.seq && kind == o.kind && values == o.values;
+  }
+  bool operator==(const StoredEvent& o) const {
+    return SameEvent(o) && processed_ms == o.processed_ms;
+  }
+};
+
+/// A row of the table: a data file (its path as the log spells it) and a 0-based row position.
+struct RowLocation {
+  std::string file;
+  int64_t row = 0;
+  bool operator==(const RowLocation& o) const { return file == o.file && row == o.row; }
+};
+
+struct KeyState {
+  /// Sorted by StoredEvent::operator<, one event per sequence value (the tie's winner).
+  std::vector<StoredEvent> events;
+  /// One per row that Fold (timeline.h) makes of `events`, in the same order.
+  std::vector<RowLocation> locations;
+
+  bool operator==(const KeyState& o) const {
+    return events == o.events && locations == o.locations;
+  }
+  /// SCD1: the key has no row, only the delete that removed it.
+  bool IsTombstone() const { return events.size() == 1 && events[0].kind == EventKind::kDelete; }
+};
+
+std::string SerializeKeyState(const KeyState& state);
+Result<KeyState> ParseKeyState(std::string_view bytes);
+
+}  // namespace cdclake::apply

@@ -1,0 +1,28 @@
+// Quarantine: a Delta table beside the target (`<target>_quarantine`) holding what a flow
+// could not apply — raw record, reason, where it came from and when.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "change/change_batch.h"
+#include "data/schema.h"
+#include "io/file_system.h"
+
+namespace cdclake::apply {
+
+/// The quarantine table's columns: raw STRING, reason STRING, source_file STRING,
+/// source_line BIGINT, source_offset BIGINT, flow STRING, quarantined_at TIMESTAMP.
+data::Schema QuarantineSchema();
+
+/// Appends `records` to the quarantine table at `table_root` (created when missing) in one
+/// commit; returns its version, or nullopt when `records` is empty.
+Result<std::optional<int64_t>> WriteQuarantine(io::FileSystem& fs, const std::string& table_root,
+                                               const std::string& flow,
+                                               const std::vector<change::RejectedRecord>& records,
+                                               int64_t now_ms);
+
+}  // namespace cdclake::apply

@@ -1,0 +1,249 @@
+// RocksKeyIndex: the KeyIndex in a RocksDB database in a local folder, tuned for bounded memory
+// (block cache, bloom filters, index and filter blocks charged to the cache). Synced batches.
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/iterator.h>
+#include <rocksdb/options.h>
+#include <rocksdb/slice.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <cstdarg>
+
+#include "apply/key_index.h"
+
+namespace cdclake::apply {
+namespace {
+
+constexpr size_t kWriteBufferBytes = size_t{64} << 20;
+constexpr int kMaxOpenFiles = 512;
+constexpr int kBloomBitsPerKey = 10;
+// MultiGet hands RocksDB this many keys at a time, so that the blocks pinned for one call's
+// values stay a small part of the cache.
+constexpr size_t kMultiGetChunk = 1024;
+
+// Our Status for a failed RocksDB call: "rocksdb <what> <path>: <rocksdb message>".
+Status FromRocks(const rocksdb::Status& s, std::string_view what, const std::string& path) {
+  std::string msg = "rocksdb ";
+  msg += what;
+  msg += ' ';
+  msg += path;
+  msg += ": ";
+  msg += s.ToString();
+  if (s.IsCorruption()) return Status::Corrupt(std::move(msg));
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(std::move(msg));
+  if (s.IsNotSupported()) return Status::NotSupported(std::move(msg));
+  if (s.IsNotFound()) return Status::NotFound(std::move(msg));
+  return Status::IoError(std::move(msg));
+}
+
+rocksdb::Slice ToSlice(std::string_view s) {
+  return rocksdb::Slice(s.data(), s.size());
+}
+std::string_view ToView(const rocksdb::Slice& s) {
+  return std::string_view(s.data(), s.size());
+}
+
+// The smallest key greater than every key starting with `prefix`, or "" when there is none
+// (the prefix is empty or all 0xff bytes).
+std::string PrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty()) {
+    auto last = static_cast<unsigned char>(end.back());
+    if (last != 0xff) {
+      end.back() = static_cast<char>(last + 1);
+      return end;
+    }
+    end.pop_back();
+  }
+  return end;
+}
+
+// RocksDB's LOG file gets warnings and errors only. Its own level setting does not cover the
+// header (version, every option, the files found) that each open writes, tens of kilobytes.
+class WarningsOnlyLogger final : public rocksdb::LoggerWrapper {
+ public:
+  explicit WarningsOnlyLogger(std::shared_ptr<rocksdb::Logger> file)
+      : rocksdb::LoggerWrapper(file.get()), file_(std::move(file)) {}
+
+  void LogHeader(const char* /*format*/, va_list /*ap*/) override {}
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}  // unlevelled means info
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list ap) override {
+    if (level >= rocksdb::InfoLogLevel::WARN_LEVEL &&
+        level != rocksdb::InfoLogLevel::HEADER_LEVEL) {
+      rocksdb::LoggerWrapper::Logv(level, format, ap);
+    }
+  }
+
+ private:
+  std::shared_ptr<rocksdb::Logger> file_;
+};
+
+Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_bytes) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = kWriteBufferBytes;
+  options.max_write_buffer_number = 2;
+  options.max_open_files = kMaxOpenFiles;
+  options.level_compaction_dynamic_level_bytes = true;
+  // A bloom filter over the memtable's keys: most look-ups are for keys that are not in it,
+  // and searching its skip list is their largest cost otherwise.
+  options.memtable_prefix_bloom_size_ratio = 0.05;
+  options.memtable_whole_key_filtering = true;
+  options.compression = rocksdb::kLZ4Compression;
+  // Only warnings and errors go to the LOG file, and old LOG files are not kept.
+  options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  options.keep_log_file_num = 1;
+  options.max_log_file_size = size_t{1} << 20;
+  options.stats_dump_period_sec = 0;
+  options.stats_persist_period_sec = 0;
+  std::shared_ptr<rocksdb::Logger> file;
+  rocksdb::Status s = rocksdb::CreateLoggerFromOptions(path, options, &file);
+  if (!s.ok()) return FromRocks(s, "open log of", path);
+  options.info_log = std::make_shared<WarningsOnlyLogger>(std::move(file));
+
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(cache_bytes));
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
+  table.cache_index_and_filter_blocks = true;
+  table.cache_index_and_filter_blocks_with_high_priority = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  table.optimize_filters_for_memory = true;
+  // Point look-ups find their key in a data block through a small hash table, not a search.
+  table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+class RocksKeyIndex final : public KeyIndex {
+ public:
+  RocksKeyIndex(std::string path, std::unique_ptr<rocksdb::DB> db, bool write_ahead_log)
+      : path_(std::move(path)), db_(std::move(db)), write_ahead_log_(write_ahead_log) {}
+
+  ~RocksKeyIndex() override {
+    // The memtable goes to a table file now so that the next open has no log to replay. Every
+    // write was synced (or, without the log, can be redone by the caller), so a failed flush or
+    // close loses nothing; there is no one to tell.
+    (void)db_->Flush(rocksdb::FlushOptions());
+    (void)db_->Close();
+  }
+
+  Result<std::optional<std::string>> Get(std::string_view key) override {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), ToSlice(key), &value);
+    if (s.IsNotFound()) return std::optional<std::string>();
+    if (!s.ok()) return FromRocks(s, "get in", path_);
+    return std::optional<std::string>(std::move(value));
+  }
+
+  Status MultiGet(const std::vector<std::string>& keys,
+                  std::vector<std::optional<std::string>>* out) override {
+    out->clear();
+    out->resize(keys.size());
+    const size_t chunk = std::min(keys.size(), kMultiGetChunk);
+    std::vector<rocksdb::Slice> slices(chunk);
+    std::vector<rocksdb::PinnableSlice> values(chunk);
+    std::vector<rocksdb::Status> statuses(chunk);
+    rocksdb::ReadOptions read;
+    for (size_t begin = 0; begin < keys.size(); begin += chunk) {
+      const size_t n = std::min(chunk, keys.size() - begin);
+      for (size_t i = 0; i < n; ++i) slices[i] = ToSlice(keys[begin + i]);
+      db_->MultiGet(read, db_->DefaultColumnFamily(), n, slices.data(), values.data(),
+                    statuses.data());
+      for (size_t i = 0; i < n; ++i) {
+        if (statuses[i].ok()) {
+          (*out)[begin + i] = values[i].ToString();
+        } else if (!statuses[i].IsNotFound()) {
+          return FromRocks(statuses[i], "multiget in", path_);
+        }
+        values[i].Reset();
+      }
+    }
+    return Status::OK();
+  }
+
+  Status Write(const IndexWriteBatch& batch) override {
+    if (batch.empty()) return Status::OK();
+    // Entries go in in key order, which makes the memtable's inserts far cheaper than random
+    // order. The sort is stable (a key's last put still wins) and deletes still follow puts.
+    std::vector<uint32_t> order(batch.puts.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return batch.puts[a].first < batch.puts[b].first;
+    });
+    rocksdb::WriteBatch wb;
+    for (uint32_t i : order) {
+      rocksdb::Status s = wb.Put(ToSlice(batch.puts[i].first), ToSlice(batch.puts[i].second));
+      if (!s.ok()) return FromRocks(s, "batch put for", path_);
+    }
+    std::vector<const std::string*> deletes;
+    deletes.reserve(batch.deletes.size());
+    for (const std::string& key : batch.deletes) deletes.push_back(&key);
+    std::sort(deletes.begin(), deletes.end(),
+              [](const std::string* a, const std::string* b) { return *a < *b; });
+    for (const std::string* key : deletes) {
+      rocksdb::Status s = wb.Delete(ToSlice(*key));
+      if (!s.ok()) return FromRocks(s, "batch delete for", path_);
+    }
+    rocksdb::WriteOptions options;
+    options.sync = write_ahead_log_;
+    options.disableWAL = !write_ahead_log_;
+    rocksdb::Status s = db_->Write(options, &wb);
+    if (!s.ok()) return FromRocks(s, "write to", path_);
+    return Status::OK();
+  }
+
+  Status Scan(std::string_view prefix,
+              const std::function<bool(std::string_view, std::string_view)>& visit) override {
+    rocksdb::ReadOptions read;
+    // Scans see one snapshot (the iterator's) and do not push the hot blocks out of the cache.
+    read.fill_cache = false;
+    const std::string end = PrefixEnd(prefix);
+    rocksdb::Slice end_slice(end);
+    if (!end.empty()) read.iterate_upper_bound = &end_slice;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
+    for (it->Seek(ToSlice(prefix)); it->Valid(); it->Next()) {
+      std::string_view key = ToView(it->key());
+      if (!key.starts_with(prefix)) break;
+      if (!visit(key, ToView(it->value()))) break;
+    }
+    if (!it->status().ok()) return FromRocks(it->status(), "scan of", path_);
+    return Status::OK();
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<rocksdb::DB> db_;
+  bool write_ahead_log_ = true;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(const std::string& path, int64_t cache_bytes,
+                                                    bool write_ahead_log) {
+  if (path.empty()) return Status::InvalidArgument("rocksdb key index: empty path");
+  if (cache_bytes <= 0) {
+    return Status::InvalidArgument("rocksdb key index " + path + ": cache_bytes must be > 0");
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(rocksdb::Options options, MakeOptions(path, cache_bytes));
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, path, &raw);
+  if (!s.ok()) {
+    delete raw;
+    return FromRocks(s, "open", path);
+  }
+  return std::unique_ptr<KeyIndex>(
+      std::make_unique<RocksKeyIndex>(path, std::unique_ptr<rocksdb::DB>(raw), write_ahead_log));
+}
+
+Status DestroyRocksKeyIndex(const std::string& path) {
+  if (path.empty()) return Status::InvalidArgument("rocksdb key index: empty path");
+  rocksdb::Status s = rocksdb::DestroyDB(path, rocksdb::Options());
+  if (!s.ok()) return FromRocks(s, "destroy", path);
+  return Status::OK();
+}
+
+}  // namespace cdclake::apply

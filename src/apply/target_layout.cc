@@ -1,0 +1,207 @@
+// Mapping source rows to the target: encodings by column, type checks, folded rows as values.
+#include "apply/target_layout.h"
+
+#include <algorithm>
+
+#include "change/ordered_encoding.h"
+#include "data/value_format.h"
+
+namespace cdclake::apply {
+namespace {
+
+using data::TypeId;
+using data::Value;
+
+bool IsKey(const FlowDefinition& flow, const std::string& name) {
+  return std::find(flow.keys.begin(), flow.keys.end(), name) != flow.keys.end();
+}
+
+int IntegerRank(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
+    case TypeId::kInt32:
+      return 3;
+    case TypeId::kInt64:
+      return 4;
+    default:
+      return 0;
+  }
+}
+
+// Whether a value of `from` fits a column of `to` unchanged in its Value form.
+bool FitsIn(const data::DataType& from, const data::DataType& to) {
+  if (from.Equals(to)) return true;
+  int rf = IntegerRank(from.id()), rt = IntegerRank(to.id());
+  if (rf && rt) return rf <= rt;
+  if (from.id() == TypeId::kFloat && to.id() == TypeId::kDouble) return true;
+  if (from.id() == TypeId::kDecimal && to.id() == TypeId::kDecimal) {
+    return from.scale() == to.scale() && from.precision() <= to.precision();
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<TargetLayout> TargetLayout::Make(const FlowDefinition& flow, const data::Schema& source,
+                                        const data::Schema& target) {
+  TargetLayout l;
+  l.keys_ = flow.keys;
+  for (const auto& k : flow.keys) {
+    int i = source.FieldIndex(k);
+    l.source_keys_.push_back(i);
+    int t = target.FieldIndex(k);
+    if (t < 0) return Status::InvalidArgument("the target has no key column '" + k + "'");
+    l.key_types_.push_back(target.field(t).type);
+  }
+  for (const auto& s : flow.sequence_by) l.source_sequence_.push_back(source.FieldIndex(s));
+  l.sequence_names_ = flow.sequence_by;
+  l.sequence_type_ = SequenceType(flow, source);
+  l.target_ = target;
+  for (size_t t = 0; t < target.num_fields(); ++t) {
+    const auto& f = target.field(t);
+    if (flow.scd_type == ScdType::kType2 && f.name == "__START_AT") {
+      l.start_field_ = static_cast<int>(t);
+      continue;
+    }
+    if (flow.scd_type == ScdType::kType2 && f.name == "__END_AT") {
+      l.end_field_ = static_cast<int>(t);
+      continue;
+    }
+    l.row_to_target_.push_back(static_cast<int>(t));
+    int s = source.FieldIndex(f.name);
+    if (s >= 0 && !IsKey(flow, f.name) && !flow.columns.Selects(f.name)) s = -1;
+    l.row_to_source_.push_back(s);
+    l.row_types_.push_back(f.type);
+  }
+  if (flow.scd_type == ScdType::kType2 && (l.start_field_ < 0 || l.end_field_ < 0)) {
+    return Status::InvalidArgument(
+        "the target has no __START_AT / __END_AT columns; it was not created as SCD TYPE 2");
+  }
+  if (flow.scd_type == ScdType::kType2 &&
+      !target.field(l.start_field_).type->Equals(*l.sequence_type_)) {
+    return Status::InvalidArgument("the target's __START_AT is " +
+                                   target.field(l.start_field_).type->ToString() +
+                                   " but the sequence is " + l.sequence_type_->ToString());
+  }
+  return l;
+}
+
+TimelineSettings TargetLayout::Settings(const FlowDefinition& flow) const {
+  TimelineSettings s;
+  s.scd_type = flow.scd_type;
+  s.column_types = row_types_;
+  s.sequence_type = sequence_type_;
+  for (int t : row_to_target_) {
+    const std::string& name = target_.field(t).name;
+    bool key = IsKey(flow, name);
+    s.tracked.push_back(!key && (!flow.track_history || flow.track_history->Selects(name)));
+    s.ignore_null.push_back(!key && flow.ignore_null_updates &&
+                            flow.ignore_null_updates->Selects(name));
+  }
+  return s;
+}
+
+std::optional<std::string> TargetLayout::NullKeyColumn(const data::RecordBatch& rows,
+                                                       int64_t r) const {
+  for (size_t i = 0; i < source_keys_.size(); ++i) {
+    if (rows.column(source_keys_[i]).IsNull(r)) return keys_[i];
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> TargetLayout::NullSequenceColumn(const data::RecordBatch& rows,
+                                                            int64_t r) const {
+  for (size_t i = 0; i < source_sequence_.size(); ++i) {
+    if (rows.column(source_sequence_[i]).IsNull(r)) return sequence_names_[i];
+  }
+  return std::nullopt;
+}
+
+std::string TargetLayout::EncodeKey(const data::RecordBatch& rows, int64_t r) const {
+  std::string out;
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    int c = rows.schema().FieldIndex(keys_[i]);
+    change::AppendOrdered(rows.column(c).GetValue(r), *key_types_[i], &out);
+  }
+  return out;
+}
+
+std::string TargetLayout::EncodeSequence(const data::RecordBatch& rows, int64_t r) const {
+  std::string out;
+  if (sequence_type_->id() == TypeId::kStruct) {
+    out.push_back(0x01);  // a non-NULL struct, as AppendOrdered spells it
+    for (size_t i = 0; i < source_sequence_.size(); ++i) {
+      change::AppendOrdered(rows.column(source_sequence_[i]).GetValue(r),
+                            *sequence_type_->fields()[i].type, &out);
+    }
+    return out;
+  }
+  change::AppendOrdered(rows.column(source_sequence_[0]).GetValue(r), *sequence_type_, &out);
+  return out;
+}
+
+std::string TargetLayout::EncodeRowValues(const data::RecordBatch& rows, int64_t r) const {
+  std::vector<Value> values(row_types_.size());
+  for (size_t i = 0; i < row_types_.size(); ++i) {
+    if (row_to_source_[i] >= 0) values[i] = rows.column(row_to_source_[i]).GetValue(r);
+  }
+  return EncodeValues(values, row_types_);
+}
+
+Result<std::vector<Value>> TargetLayout::TargetValues(const FoldedRow& row) const {
+  std::vector<Value> out(target_.num_fields());
+  for (size_t i = 0; i < row_to_target_.size(); ++i) out[row_to_target_[i]] = row.values[i];
+  if (start_field_ >= 0) {
+    std::string_view in = row.start;
+    CDCLAKE_ASSIGN_OR_RETURN(out[start_field_], change::ReadOrdered(&in, *sequence_type_));
+    if (row.end) {
+      std::string_view end = *row.end;
+      CDCLAKE_ASSIGN_OR_RETURN(out[end_field_], change::ReadOrdered(&end, *sequence_type_));
+    }
+  }
+  return out;
+}
+
+Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
+                        const data::Schema& target, int64_t first_row,
+                        std::vector<data::Field>* added) {
+  for (const auto& f : source.fields()) {
+    if (!IsKey(flow, f.name) && !flow.columns.Selects(f.name)) continue;
+    int t = target.FieldIndex(f.name);
+    if (t < 0) {
+      added->push_back({f.name, f.type, true});
+      continue;
+    }
+    const data::DataType& to = *target.field(t).type;
+    if (FitsIn(*f.type, to)) continue;
+    std::string where = " (batch row " + std::to_string(first_row + 1) + ")";
+    if (FitsIn(to, *f.type)) {
+      return Status::NotSupported("column '" + f.name + "' widens from " + to.ToString() +
+                                  " in the target to " + f.type->ToString() + " in the source" +
+                                  where +
+                                  "; widening an existing column needs Delta type widening, "
+                                  "which cdclake does not write yet");
+    }
+    return Status::InvalidArgument("column '" + f.name + "' changes type from " + to.ToString() +
+                                   " in the target to " + f.type->ToString() + " in the source" +
+                                   where + "; only new columns and widening are allowed");
+  }
+  return Status::OK();
+}
+
+std::string RowAsJson(const data::RecordBatch& rows, int64_t r) {
+  std::string out = "{";
+  for (size_t c = 0; c < rows.num_columns(); ++c) {
+    if (c) out += ",";
+    data::AppendJsonString(rows.schema().field(c).name, &out);
+    out += ":";
+    data::AppendValueJson(rows.column(c).GetValue(r), *rows.schema().field(c).type, &out);
+  }
+  out += "}";
+  return out;
+}
+
+}  // namespace cdclake::apply

@@ -1,0 +1,65 @@
+// TargetLayout: how a flow's source rows map onto its target — key, sequence and row-column
+// encodings, the target's columns, and the checks on the source's column types.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apply/flow_definition.h"
+#include "apply/timeline.h"
+#include "base/result.h"
+#include "data/record_batch.h"
+
+namespace cdclake::apply {
+
+class TargetLayout {
+ public:
+  TargetLayout() = default;
+  /// REQUIRES: ValidateFlow(flow, source) passed; `target` holds every selected source column.
+  static Result<TargetLayout> Make(const FlowDefinition& flow, const data::Schema& source,
+                                   const data::Schema& target);
+
+  TimelineSettings Settings(const FlowDefinition& flow) const;
+
+  /// The name of a NULL key (or sequence) column of row `r`, if any.
+  std::optional<std::string> NullKeyColumn(const data::RecordBatch& rows, int64_t r) const;
+  std::optional<std::string> NullSequenceColumn(const data::RecordBatch& rows, int64_t r) const;
+
+  /// Encodings of row `r`'s key (found by column name, so any batch holding the key columns
+  /// works), sequence, and row-column values (stored-event form, timeline.h).
+  std::string EncodeKey(const data::RecordBatch& rows, int64_t r) const;
+  std::string EncodeSequence(const data::RecordBatch& rows, int64_t r) const;
+  std::string EncodeRowValues(const data::RecordBatch& rows, int64_t r) const;
+
+  /// A folded row as the target's values, in the target's column order.
+  Result<std::vector<data::Value>> TargetValues(const FoldedRow& row) const;
+
+  const data::Schema& target() const { return target_; }
+  const std::vector<data::TypePtr>& row_types() const { return row_types_; }
+
+ private:
+  std::vector<std::string> keys_;
+  std::vector<data::TypePtr> key_types_;
+  std::vector<int> source_keys_, source_sequence_;
+  std::vector<std::string> sequence_names_;
+  data::TypePtr sequence_type_;
+  data::Schema target_;
+  std::vector<int> row_to_target_;  // target field of each row column
+  std::vector<int> row_to_source_;  // source field of each row column, -1 when absent
+  std::vector<data::TypePtr> row_types_;
+  int start_field_ = -1, end_field_ = -1;
+};
+
+/// Checks the source's column types against the target's: equal, or narrower (an int into a
+/// bigint column) is fine; a wider source type needs type widening (kNotSupported); any other
+/// change is kInvalidArgument naming the column, both types and the batch row. Selected source
+/// columns the target lacks are returned in `added` (nullable).
+Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
+                        const data::Schema& target, int64_t first_row,
+                        std::vector<data::Field>* added);
+
+/// Row `r` as a JSON object (for quarantine records of rows without raw text).
+std::string RowAsJson(const data::RecordBatch& rows, int64_t r);
+
+}  // namespace cdclake::apply

@@ -1,0 +1,180 @@
+// Adding events to a key's timeline and folding it into rows.
+#include "apply/timeline.h"
+
+#include <algorithm>
+
+#include "base/bytes.h"
+#include "change/ordered_encoding.h"
+
+namespace cdclake::apply {
+namespace {
+
+using data::Value;
+
+// SCD1: drop what can no longer change the key's row.
+void CompactType1(const TimelineSettings& settings, KeyState* state) {
+  auto& events = state->events;
+  // Everything before the last delete is reset by it.
+  for (size_t i = events.size(); i-- > 0;) {
+    if (events[i].kind == EventKind::kDelete) {
+      events.erase(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  }
+  if (events.size() <= 1) return;
+  if (!settings.AnyIgnoreNull()) {
+    // Every upsert writes every column: only the last event matters.
+    events.erase(events.begin(), events.end() - 1);
+    return;
+  }
+  // Walk back: an upsert whose non-NULL ignore-null columns are all written later is dead.
+  std::vector<bool> covered(settings.column_types.size(), false);
+  bool later_upsert = false;
+  std::vector<StoredEvent> kept;
+  for (size_t i = events.size(); i-- > 0;) {
+    StoredEvent& e = events[i];
+    if (e.kind == EventKind::kDelete) {
+      kept.push_back(std::move(e));
+      continue;
+    }
+    auto values = DecodeValues(e.values, settings.column_types);
+    bool dead = later_upsert && values.ok();
+    if (values.ok()) {
+      for (size_t c = 0; c < values->size(); ++c) {
+        if (!settings.ignore_null[c] || (*values)[c].is_null()) continue;
+        if (!covered[c]) dead = false;
+        covered[c] = true;
+      }
+    }
+    later_upsert = true;
+    if (!dead) kept.push_back(std::move(e));
+  }
+  std::reverse(kept.begin(), kept.end());
+  events = std::move(kept);
+}
+
+}  // namespace
+
+bool TimelineSettings::AnyIgnoreNull() const {
+  return std::find(ignore_null.begin(), ignore_null.end(), true) != ignore_null.end();
+}
+
+InsertOutcome InsertEvent(const TimelineSettings& settings, StoredEvent event, KeyState* state) {
+  InsertOutcome out;
+  auto& events = state->events;
+  if (settings.scd_type == ScdType::kType1 && !settings.AnyIgnoreNull() && events.size() == 1) {
+    // The common case: SCD1 keeps one event; the later one in the total order wins.
+    StoredEvent& current = events[0];
+    if (current.SameEvent(event)) {
+      out.duplicate = true;
+      return out;
+    }
+    out.conflict = current.seq == event.seq && current.kind == EventKind::kUpsert &&
+                   event.kind == EventKind::kUpsert;
+    if (event < current) return out;
+    current = std::move(event);
+    out.changed = true;
+    return out;
+  }
+  auto it = std::lower_bound(events.begin(), events.end(), event.seq,
+                             [](const StoredEvent& e, const std::string& s) { return e.seq < s; });
+  std::vector<StoredEvent> before = events;
+  if (it != events.end() && it->seq == event.seq) {
+    if (it->SameEvent(event)) {
+      out.duplicate = true;
+      return out;
+    }
+    out.conflict = it->kind == EventKind::kUpsert && event.kind == EventKind::kUpsert;
+    if (event < *it) return out;  // the tie's loser
+    *it = std::move(event);
+  } else {
+    events.insert(it, std::move(event));
+  }
+  if (settings.scd_type == ScdType::kType1) CompactType1(settings, state);
+  out.changed = !(events == before);
+  return out;
+}
+
+bool DropThrough(std::string_view truncate_seq, KeyState* state) {
+  auto& events = state->events;
+  auto it = std::upper_bound(
+      events.begin(), events.end(), truncate_seq,
+      [](std::string_view s, const StoredEvent& e) { return s < std::string_view(e.seq); });
+  if (it == events.begin()) return false;
+  events.erase(events.begin(), it);
+  return true;
+}
+
+Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyState& state) {
+  std::vector<FoldedRow> rows;
+  std::optional<size_t> open;
+  for (const StoredEvent& e : state.events) {
+    if (e.kind == EventKind::kDelete) {
+      if (open) {
+        if (settings.scd_type == ScdType::kType1) {
+          rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(*open));
+        } else {
+          rows[*open].end = e.seq;
+        }
+      }
+      open.reset();
+      continue;
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(std::vector<Value> values,
+                             DecodeValues(e.values, settings.column_types));
+    if (!open) {
+      // SCD1 rows carry no bounds, so an upsert that changes no value changes no row.
+      std::string start = settings.scd_type == ScdType::kType2 ? e.seq : std::string();
+      rows.push_back({std::move(values), std::move(start), std::nullopt});
+      open = rows.size() - 1;
+      continue;
+    }
+    std::vector<Value>& current = rows[*open].values;
+    for (size_t c = 0; c < values.size(); ++c) {
+      if (settings.ignore_null[c] && values[c].is_null()) values[c] = current[c];
+    }
+    if (settings.scd_type == ScdType::kType1) {
+      current = std::move(values);
+      continue;
+    }
+    bool tracked_change = false;
+    for (size_t c = 0; c < values.size(); ++c) {
+      if (settings.tracked[c] && !(values[c] == current[c])) tracked_change = true;
+    }
+    if (tracked_change) {
+      rows[*open].end = e.seq;
+      rows.push_back({std::move(values), e.seq, std::nullopt});
+      open = rows.size() - 1;
+    } else if (!(values == current)) {
+      current = std::move(values);
+    }
+  }
+  return rows;
+}
+
+std::string EncodeValues(const std::vector<Value>& values,
+                         const std::vector<data::TypePtr>& types) {
+  std::string out;
+  AppendVarint(&out, values.size());
+  for (size_t i = 0; i < values.size(); ++i) change::AppendOrdered(values[i], *types[i], &out);
+  return out;
+}
+
+Result<std::vector<Value>> DecodeValues(std::string_view bytes,
+                                        const std::vector<data::TypePtr>& types) {
+  ByteReader reader(bytes);
+  CDCLAKE_ASSIGN_OR_RETURN(uint64_t count, reader.ReadVarint());
+  if (count > types.size()) {
+    return Status::Corrupt("stored event has " + std::to_string(count) + " columns, the table " +
+                           std::to_string(types.size()));
+  }
+  std::string_view in = bytes.substr(reader.position());
+  std::vector<Value> values(types.size());
+  for (size_t i = 0; i < count; ++i) {
+    CDCLAKE_ASSIGN_OR_RETURN(values[i], change::ReadOrdered(&in, *types[i]));
+  }
+  if (!in.empty()) return Status::Corrupt("stored event: trailing bytes");
+  return values;
+}
+
+}  // namespace cdclake::apply

@@ -1,0 +1,68 @@
+// Timeline: a key's events in sequence order — adding one (ties, duplicates, what SCD type 1
+// can forget) and folding them into the key's rows (SEMANTICS §3, §4).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apply/flow_definition.h"
+#include "apply/key_state.h"
+#include "base/result.h"
+#include "data/data_type.h"
+#include "data/value.h"
+
+namespace cdclake::apply {
+
+struct TimelineSettings {
+  ScdType scd_type = ScdType::kType1;
+  /// The row columns (the target's columns without __START_AT / __END_AT).
+  std::vector<data::TypePtr> column_types;
+  std::vector<bool> tracked;      // SCD2: a change here opens a new version
+  std::vector<bool> ignore_null;  // IGNORE NULL UPDATES: a NULL here keeps the current value
+  data::TypePtr sequence_type;
+
+  bool AnyIgnoreNull() const;
+};
+
+/// What adding an event did.
+struct InsertOutcome {
+  bool changed = false;    // the state changed (the event was applied)
+  bool duplicate = false;  // the same event was already there
+  bool conflict = false;   // a tie of two different upserts (counted as sequence_conflict)
+};
+
+/// Adds `event` to `state->events`: a duplicate changes nothing; at an existing sequence the
+/// later event in the total order wins (a delete beats an upsert); then SCD type 1 forgets
+/// what can no longer matter: everything before the last delete, and (without IGNORE NULL
+/// UPDATES) everything but the last event; with it, upserts all of whose values are
+/// overwritten by later upserts. `state->locations` is left alone.
+InsertOutcome InsertEvent(const TimelineSettings& settings, StoredEvent event, KeyState* state);
+
+/// Removes the events at or before `truncate_seq` (a truncate at that sequence). Returns
+/// whether anything was removed.
+bool DropThrough(std::string_view truncate_seq, KeyState* state);
+
+/// One row of a key: its values (row columns) and, for SCD2, its version's bounds.
+struct FoldedRow {
+  std::vector<data::Value> values;
+  std::string start;               // ordered encoding of __START_AT
+  std::optional<std::string> end;  // of __END_AT; nullopt for the current version
+
+  bool operator==(const FoldedRow& o) const {
+    return values == o.values && start == o.start && end == o.end;
+  }
+};
+
+/// The key's rows: for SCD1 at most one; for SCD2 its versions in order.
+Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyState& state);
+
+/// The stored form of a row's values (varint count, then the ordered encoding).
+std::string EncodeValues(const std::vector<data::Value>& values,
+                         const std::vector<data::TypePtr>& types);
+/// Reads values stored by EncodeValues; columns added since are NULL.
+Result<std::vector<data::Value>> DecodeValues(std::string_view bytes,
+                                              const std::vector<data::TypePtr>& types);
+
+}  // namespace cdclake::apply

@@ -1,0 +1,40 @@
+// ChangeBatch: the contract between sources and apply — decoded change rows with where each
+// came from, and the input that could not be decoded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/record_batch.h"
+
+namespace cdclake::change {
+
+/// Where a row or a rejected record came from.
+struct SourcePosition {
+  std::string file;
+  int64_t line = 0;         // 1-based line (or record number) in `file`; 0 when unknown
+  int64_t byte_offset = 0;  // offset of the record's first byte in `file`
+};
+
+/// An input record that could not become a row: its raw text, where it was, and why.
+struct RejectedRecord {
+  std::string raw;
+  SourcePosition position;
+  std::string reason;
+};
+
+/// A batch of decoded change rows. `rows` holds the source's columns (keys, sequence, values,
+/// operation columns); `positions[i]` and `raw[i]` describe row i (raw may be empty when the
+/// source cannot give it cheaply). `rejected` holds records that did not decode.
+struct ChangeBatch {
+  data::RecordBatch rows;
+  std::vector<SourcePosition> positions;
+  std::vector<std::string> raw;
+  std::vector<RejectedRecord> rejected;
+
+  /// Records read: rows plus rejected records.
+  int64_t num_records() const { return rows.num_rows() + static_cast<int64_t>(rejected.size()); }
+};
+
+}  // namespace cdclake::change

@@ -1,0 +1,79 @@
+// ChangeBatchBuilder: columns, positions, raw text and rejected records of one batch.
+#include "sources/files/change_batch_builder_internal.h"
+
+#include <algorithm>
+#include <set>
+
+namespace cdclake::sources::internal {
+
+namespace {
+
+constexpr int64_t kMaxReservedRows = 1 << 16;
+
+bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+    char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const data::Field* FindSchemaField(const std::optional<data::Schema>& schema,
+                                   std::string_view name) {
+  if (!schema.has_value()) return nullptr;
+  int exact = schema->FieldIndex(name);
+  if (exact >= 0) return &schema->field(static_cast<size_t>(exact));
+  for (const data::Field& field : schema->fields()) {
+    if (EqualsIgnoreAsciiCase(field.name, name)) return &field;
+  }
+  return nullptr;
+}
+
+Status CheckUniqueNames(const data::Schema& schema, const std::string& path) {
+  std::set<std::string_view> names;
+  for (const data::Field& field : schema.fields()) {
+    if (!names.insert(field.name).second) {
+      return Status::InvalidArgument(path + ": more than one column is named '" + field.name +
+                                     "' (names are matched to the schema ignoring case)");
+    }
+  }
+  return Status::OK();
+}
+
+void ChangeBatchBuilder::Start() {
+  batch_ = change::ChangeBatch();
+  batch_.rows = data::RecordBatch(schema_);
+  int64_t reserve = std::min(batch_rows_, kMaxReservedRows);
+  for (size_t c = 0; c < batch_.rows.num_columns(); ++c) {
+    batch_.rows.mutable_column(c).Reserve(reserve);
+  }
+  batch_.positions.reserve(static_cast<size_t>(reserve));
+  batch_.raw.reserve(static_cast<size_t>(reserve));
+  rows_ = 0;
+}
+
+void ChangeBatchBuilder::AddRow(const std::vector<StagedCell>& cells, std::string_view raw,
+                                int64_t line, uint64_t offset) {
+  for (size_t c = 0; c < cells.size(); ++c) AppendCell(cells[c], &batch_.rows.mutable_column(c));
+  batch_.positions.push_back(Position(line, offset));
+  batch_.raw.emplace_back(raw);
+  ++rows_;
+}
+
+void ChangeBatchBuilder::Reject(std::string_view raw, int64_t line, uint64_t offset,
+                                std::string reason) {
+  batch_.rejected.push_back(
+      change::RejectedRecord{std::string(raw), Position(line, offset), std::move(reason)});
+}
+
+change::ChangeBatch ChangeBatchBuilder::Finish() {
+  if (batch_.rows.num_columns() == 0) batch_.rows.set_num_rows(rows_);
+  rows_ = 0;
+  return std::move(batch_);
+}
+
+}  // namespace cdclake::sources::internal

@@ -1,0 +1,70 @@
+// ChangeFileReader: plain change files — CSV with a header, and JSON Lines — into change
+// batches, with the position of every row and the raw text of every rejected line.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "change/change_batch.h"
+#include "data/schema.h"
+#include "io/file_system.h"
+
+namespace cdclake::sources {
+
+enum class FileFormat { kCsv, kJsonLines };
+
+struct ChangeFileOptions {
+  FileFormat format = FileFormat::kCsv;
+  /// Types to read columns as. Columns the file has and the schema does not are read with the
+  /// inferred type; schema columns missing from the file are absent from the batch.
+  std::optional<data::Schema> schema;
+  /// Rows per batch returned by Next (the last may be shorter).
+  int64_t batch_rows = 1 << 16;
+  /// Bytes read from the file at a time. A record may span chunks; tests make this small to
+  /// cut records at every byte.
+  int64_t read_chunk_bytes = 4 << 20;
+};
+
+/// Reads one file in batches. CSV (RFC 4180): comma separated, a header row naming the
+/// columns, "double quotes" around fields with commas, quotes or newlines; an empty unquoted
+/// field is NULL, "" is an empty string. JSON Lines: one object per line; a missing member is
+/// NULL; nested objects become structs when the schema says so, else their JSON text.
+///
+/// Types when no schema names a column: CSV columns are STRING, except that a column whose
+/// every non-empty field in the file is an integer becomes BIGINT and one whose every field is
+/// a plain decimal number (digits, one point) becomes DECIMAL(p, s) wide enough for all of
+/// them (the whole file is scanned once to decide). JSON: BIGINT for integers, DECIMAL for
+/// numbers with a point and no exponent, DOUBLE with an exponent, BOOLEAN, STRING; a column
+/// with mixed kinds becomes STRING.
+///
+/// A record that does not parse (wrong field count, unterminated quote, invalid JSON, a value
+/// that is not of the column's type such as 'abc' for INT) is returned in `rejected` with its
+/// raw text, file, line, byte offset and a reason naming the column; reading goes on.
+///
+/// Details: header and member names match schema fields exactly, else ignoring ASCII case, and
+/// the batch uses the schema's name (two file columns matching one field is an error); every
+/// batch field is nullable. Columns come in file order (CSV header order; JSON order of first
+/// appearance). Blank lines are skipped but counted; a UTF-8 byte order mark is skipped.
+/// Inference: quoted CSV fields count too ("7" is an integer, "" is not); JSON numbers of
+/// different shapes widen (integer < decimal < double) rather than fall to STRING; integers
+/// beyond BIGINT give DECIMAL(38, 0); numbers wider than DECIMAL(38) give STRING. Values:
+/// timestamps are 'YYYY-MM-DD[ T]HH:MM[:SS[.f...]][Z|+hh[:mm]]' (a bare date is midnight;
+/// digits past microseconds are dropped); TIMESTAMP_NTZ refuses a zone. Nested schema types
+/// (struct, array, map) read JSON (in CSV, the field's text); struct members the type lacks are
+/// ignored. JSON strings convert to any scalar type like CSV text.
+class ChangeFileReader {
+ public:
+  static Result<std::unique_ptr<ChangeFileReader>> Open(io::FileSystem& fs, std::string path,
+                                                        ChangeFileOptions options);
+  virtual ~ChangeFileReader() = default;
+
+  /// The columns of every batch (fixed once the file is opened).
+  virtual const data::Schema& schema() const = 0;
+
+  /// The next batch, or nullopt at the end of the file.
+  virtual Result<std::optional<change::ChangeBatch>> Next() = 0;
+};
+
+}  // namespace cdclake::sources

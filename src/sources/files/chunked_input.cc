@@ -1,0 +1,42 @@
+// ChunkedInput: chunked reads with the unconsumed tail carried over.
+#include "sources/files/chunked_input_internal.h"
+
+#include <algorithm>
+
+namespace cdclake::sources::internal {
+
+Result<ChunkedInput> ChunkedInput::Open(const io::FileSystem& fs, const std::string& path,
+                                        int64_t chunk_bytes) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs.OpenRead(path));
+  CDCLAKE_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  return ChunkedInput(std::move(file), size,
+                      static_cast<uint64_t>(std::max<int64_t>(chunk_bytes, 1)));
+}
+
+Status ChunkedInput::ReadMore() {
+  if (at_eof()) return Status::OK();
+  // Carry the unconsumed tail to the front, then append the next chunk.
+  if (consumed_ > 0) {
+    buffer_.erase(0, consumed_);
+    buffer_offset_ += consumed_;
+    consumed_ = 0;
+  }
+  uint64_t length = std::min(chunk_bytes_, size_ - read_end_);
+  CDCLAKE_RETURN_IF_ERROR(file_->ReadAt(read_end_, length, &chunk_));
+  if (buffer_.empty()) {
+    buffer_.swap(chunk_);
+  } else {
+    buffer_.append(chunk_);
+  }
+  read_end_ += length;
+  return Status::OK();
+}
+
+void ChunkedInput::Rewind() {
+  buffer_.clear();
+  consumed_ = 0;
+  buffer_offset_ = 0;
+  read_end_ = 0;
+}
+
+}  // namespace cdclake::sources::internal

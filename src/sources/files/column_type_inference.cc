@@ -1,0 +1,77 @@
+// ColumnTypeInference: widening rules for CSV texts and JSON values.
+#include "sources/files/column_type_inference_internal.h"
+
+#include <algorithm>
+
+#include "sources/files/cell_conversion_internal.h"
+
+namespace cdclake::sources::internal {
+
+namespace {
+constexpr int kMaxDecimalPrecision = 38;
+}  // namespace
+
+void ColumnTypeInference::ObserveNumber(std::string_view text, bool has_exponent) {
+  seen_number_ = true;
+  if (has_exponent) {
+    exponent_ = true;
+    return;
+  }
+  int integer_digits = 0;
+  int fraction_digits = 0;
+  bool point = false;
+  if (!IsPlainDecimal(text, &integer_digits, &fraction_digits, &point)) {
+    string_ = true;
+    return;
+  }
+  if (!point) {
+    int64_t ignored = 0;
+    if (ParseInt64(text, &ignored) != IntParse::kOk) overflow_ = true;
+  }
+  point_ = point_ || point;
+  integer_digits_ = std::max(integer_digits_, integer_digits);
+  fraction_digits_ = std::max(fraction_digits_, fraction_digits);
+}
+
+void ColumnTypeInference::ObserveText(std::string_view text) {
+  if (string_) return;
+  ObserveNumber(text, false);
+}
+
+void ColumnTypeInference::ObserveJson(const JsonValue& value) {
+  if (string_) return;
+  switch (value.kind) {
+    case JsonKind::kNull:
+      return;
+    case JsonKind::kBool:
+      seen_bool_ = true;
+      break;
+    case JsonKind::kNumber:
+      ObserveNumber(value.text, value.has_exponent);
+      break;
+    case JsonKind::kString:
+    case JsonKind::kObject:
+    case JsonKind::kArray:
+      seen_other_ = true;
+      break;
+  }
+  if (static_cast<int>(seen_bool_) + static_cast<int>(seen_number_) +
+          static_cast<int>(seen_other_) >
+      1) {
+    string_ = true;
+  }
+}
+
+data::TypePtr ColumnTypeInference::Type() const {
+  using data::DataType;
+  if (string_ || seen_other_ || !(seen_number_ || seen_bool_)) return DataType::String();
+  if (seen_bool_) return DataType::Boolean();
+  if (exponent_) return DataType::Double();
+  if (!point_ && !overflow_) return DataType::Int64();
+  int precision = std::max(1, integer_digits_ + fraction_digits_);
+  if (!point_) precision = kMaxDecimalPrecision;  // integers beyond BIGINT
+  if (integer_digits_ + fraction_digits_ > kMaxDecimalPrecision) return DataType::String();
+  return DataType::Decimal(precision, fraction_digits_);
+}
+
+}  // namespace cdclake::sources::internal

@@ -1,0 +1,44 @@
+// ColumnTypeInference: the type of a column that no schema names, decided from every value the
+// file holds for it (CSV field texts, or JSON values).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "data/data_type.h"
+#include "sources/files/json_scanner_internal.h"
+
+namespace cdclake::sources::internal {
+
+/// Watches one column's values and names the narrowest type that holds them all.
+/// CSV: BIGINT when every field is an integer that fits, DECIMAL(p, s) when every field is a
+/// plain decimal number (integers that overflow BIGINT give DECIMAL(38, 0)), else STRING.
+/// JSON: BOOLEAN, BIGINT, DECIMAL (a point, no exponent), DOUBLE (an exponent), STRING; numbers
+/// of different shapes widen (integer < decimal < double); other mixes give STRING. A number
+/// too wide for DECIMAL(38) gives STRING, keeping its digits. No values at all give STRING.
+class ColumnTypeInference {
+ public:
+  /// A non-NULL CSV field.
+  void ObserveText(std::string_view text);
+  /// A JSON value (null is ignored).
+  void ObserveJson(const JsonValue& value);
+  /// Whether more values can no longer change the answer (it is STRING).
+  bool settled() const { return string_; }
+
+  data::TypePtr Type() const;
+
+ private:
+  void ObserveNumber(std::string_view text, bool has_exponent);
+
+  bool string_ = false;  // settled: STRING
+  bool seen_number_ = false;
+  bool seen_bool_ = false;
+  bool seen_other_ = false;  // JSON strings, objects, arrays
+  bool point_ = false;
+  bool exponent_ = false;
+  bool overflow_ = false;  // an integer beyond BIGINT
+  int integer_digits_ = 0;
+  int fraction_digits_ = 0;
+};
+
+}  // namespace cdclake::sources::internal

@@ -1,0 +1,42 @@
+// CsvChangeReader: the CSV side of ChangeFileReader (see change_file_reader.h for the contract).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sources/files/change_batch_builder_internal.h"
+#include "sources/files/change_file_reader.h"
+#include "sources/files/chunked_input_internal.h"
+#include "sources/files/csv_record_splitter_internal.h"
+#include "sources/files/scratch_arena_internal.h"
+
+namespace cdclake::sources::internal {
+
+class CsvChangeReader final : public ChangeFileReader {
+ public:
+  /// Reads the header and, when a column has no schema type, the whole file once to infer it.
+  static Result<std::unique_ptr<ChangeFileReader>> Open(io::FileSystem& fs, std::string path,
+                                                        const ChangeFileOptions& options);
+
+  const data::Schema& schema() const override { return builder_.schema(); }
+  Result<std::optional<change::ChangeBatch>> Next() override;
+
+  CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path, int64_t batch_rows);
+
+ private:
+  // Positions splitter_ on the first record after the header.
+  Status SkipHeader();
+
+  ChunkedInput input_;
+  CsvRecordSplitter splitter_;
+  ChangeBatchBuilder builder_;
+  std::vector<data::TypePtr> types_;
+  std::vector<StagedCell> cells_;
+  CsvRecord record_;
+  ScratchArena arena_;
+  ConversionError error_;
+  bool done_ = false;
+};
+
+}  // namespace cdclake::sources::internal

@@ -1,0 +1,60 @@
+// JsonLinesChangeReader: the JSON Lines side of ChangeFileReader (see change_file_reader.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sources/files/change_batch_builder_internal.h"
+#include "sources/files/change_file_reader.h"
+#include "sources/files/chunked_input_internal.h"
+#include "sources/files/line_cursor_internal.h"
+#include "sources/files/scratch_arena_internal.h"
+
+namespace cdclake::sources::internal {
+
+class JsonLinesChangeReader final : public ChangeFileReader {
+ public:
+  /// Reads the whole file once to learn its members (columns, in order of first appearance)
+  /// and to infer the types the schema does not give.
+  static Result<std::unique_ptr<ChangeFileReader>> Open(io::FileSystem& fs, std::string path,
+                                                        const ChangeFileOptions& options);
+
+  const data::Schema& schema() const override { return builder_.schema(); }
+  Result<std::optional<change::ChangeBatch>> Next() override;
+
+  /// `keys[i]` is the member name that feeds column i of `schema`.
+  JsonLinesChangeReader(ChunkedInput input, data::Schema schema, std::vector<std::string> keys,
+                        std::string path, int64_t batch_rows);
+
+ private:
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  using KeyIndex = std::unordered_map<std::string, int, KeyHash, std::equal_to<>>;
+
+  // The column fed by member `name`, the `position`-th member of its line; -1 when none.
+  int ColumnOf(std::string_view name, size_t position);
+  // Converts one line into cells_; false with `*reason` set when it is rejected.
+  bool ConvertLine(std::string_view line, std::string* reason);
+
+  ChunkedInput input_;
+  LineCursor cursor_;
+  ChangeBatchBuilder builder_;
+  std::vector<std::string> keys_;
+  KeyIndex key_index_;
+  std::vector<int> last_order_;  // column of each member position in the previous line
+  std::vector<data::TypePtr> types_;
+  std::vector<StagedCell> cells_;
+  std::vector<uint8_t> seen_;
+  ScratchArena arena_;
+  ConversionError error_;
+  bool done_ = false;
+};
+
+}  // namespace cdclake::sources::internal

@@ -1,0 +1,48 @@
+// LineCursor: newline search across chunk boundaries.
+#include "sources/files/line_cursor_internal.h"
+
+#include <cstring>
+
+namespace cdclake::sources::internal {
+
+namespace {
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+}  // namespace
+
+Result<bool> LineCursor::Next(std::string_view* line, int64_t* number, uint64_t* offset) {
+  for (;;) {
+    std::string_view data = input_->available();
+    if (!started_) {
+      if (data.size() < kByteOrderMark.size() && !input_->at_eof()) {
+        CDCLAKE_RETURN_IF_ERROR(input_->ReadMore());
+        continue;
+      }
+      if (data.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+        input_->Consume(kByteOrderMark.size());
+      }
+      started_ = true;
+      continue;
+    }
+    if (data.empty() && input_->at_eof()) return false;
+    const void* nl = scanned_ < data.size()
+                         ? std::memchr(data.data() + scanned_, '\n', data.size() - scanned_)
+                         : nullptr;
+    if (nl == nullptr && !input_->at_eof()) {
+      scanned_ = data.size();
+      CDCLAKE_RETURN_IF_ERROR(input_->ReadMore());
+      continue;
+    }
+    size_t end = nl == nullptr ? data.size()
+                               : static_cast<size_t>(static_cast<const char*>(nl) - data.data());
+    std::string_view text = data.substr(0, end);
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    *line = text;
+    *number = ++line_;
+    *offset = input_->offset();
+    input_->Consume(nl == nullptr ? end : end + 1);
+    scanned_ = 0;
+    return true;
+  }
+}
+
+}  // namespace cdclake::sources::internal

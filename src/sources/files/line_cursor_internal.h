@@ -1,0 +1,30 @@
+// LineCursor: the lines of a ChunkedInput (LF or CRLF endings), each with its number and file
+// offset.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "base/result.h"
+#include "sources/files/chunked_input_internal.h"
+
+namespace cdclake::sources::internal {
+
+/// Cuts a ChunkedInput into lines (LF or CRLF), skipping a leading UTF-8 byte order mark.
+class LineCursor {
+ public:
+  /// REQUIRES: `input` outlives the cursor.
+  explicit LineCursor(ChunkedInput* input) : input_(input) {}
+
+  /// The next line without its line ending, its 1-based number and its file offset; false at
+  /// the end of the file. The view stays valid until the next call.
+  Result<bool> Next(std::string_view* line, int64_t* number, uint64_t* offset);
+
+ private:
+  ChunkedInput* input_;
+  int64_t line_ = 0;
+  size_t scanned_ = 0;  // bytes of available() already searched for a newline
+  bool started_ = false;
+};
+
+}  // namespace cdclake::sources::internal
