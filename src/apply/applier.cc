@@ -3,6 +3,7 @@
 #include "apply/applier.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -62,6 +63,30 @@ int64_t TombstoneKeyTime(std::string_view entry) {
   uint64_t ms = 0;
   for (int i = 1; i <= 8; ++i) ms = (ms << 8) | static_cast<uint8_t>(entry[i]);
   return static_cast<int64_t>(ms);
+}
+
+// The table property recording the sequence's type (its encoding must not change).
+constexpr const char* kSequenceTypeProperty = "cdclake.sequenceType";
+
+// Integers of every width share one encoding, so a sequence may widen among them.
+bool SameIntegerEncoding(const std::string& a, const std::string& b) {
+  auto integer = [](const std::string& t) {
+    return t == "tinyint" || t == "smallint" || t == "int" || t == "bigint";
+  };
+  return integer(a) && integer(b);
+}
+
+// A table property holding a whole number; `fallback` when unset.
+Result<int64_t> IntegerProperty(const std::string& name, const std::string& text,
+                                int64_t fallback) {
+  if (text.empty()) return fallback;
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return Status::InvalidArgument("table property " + name + " = '" + text +
+                                   "' is not a whole number of the right kind");
+  }
+  return value;
 }
 
 // With CDCLAKE_APPLY_TRACE set, each batch prints how long its phases took (stderr).
@@ -170,6 +195,7 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
     spec.schema = TargetSchema(flow_, source);
     spec.properties = flow_.table_properties;
     spec.properties[kKeysProperty] = KeysPropertyValue(flow_.keys);
+    spec.properties[kSequenceTypeProperty] = SequenceType(flow_, source)->ToString();
     if (!spec.properties.count("delta.enableDeletionVectors")) {
       spec.properties["delta.enableDeletionVectors"] = "true";
     }
@@ -178,6 +204,13 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
         index_->Write({{{kIndexVersionKey, std::to_string(snapshot_->version())}}, {}}));
   }
   const data::Schema& target = snapshot_->schema();
+  std::string stored = snapshot_->Property(kSequenceTypeProperty);
+  std::string now_type = SequenceType(flow_, source)->ToString();
+  if (!stored.empty() && stored != now_type && !SameIntegerEncoding(stored, now_type)) {
+    return Status::InvalidArgument(
+        flow_.target + ": the sequence was " + stored + " when the target was created and is " +
+        now_type + " in this batch; sequences of different types cannot be compared");
+  }
   std::vector<data::Field> added;
   CDCLAKE_RETURN_IF_ERROR(CheckSourceTypes(flow_, source, target, first_row, &added));
   if (!added.empty() && create) {
@@ -480,7 +513,9 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
   std::optional<std::string> new_horizon = horizon;
   if (flow_.scd_type == ScdType::kType1 && (snapshot_ || state_changed)) {
     std::string threshold = Property("pipelines.cdc.tombstoneGCThresholdInSeconds");
-    int64_t seconds = threshold.empty() ? kDefaultTombstoneSeconds : std::stoll(threshold);
+    CDCLAKE_ASSIGN_OR_RETURN(
+        int64_t seconds, IntegerProperty("pipelines.cdc.tombstoneGCThresholdInSeconds", threshold,
+                                         kDefaultTombstoneSeconds));
     int64_t cutoff = now - seconds * 1000;
     std::vector<std::pair<std::string, std::string>> expired;  // queue entry, key
     CDCLAKE_RETURN_IF_ERROR(index_->Scan(
@@ -566,23 +601,29 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
 
   // The index's changes: states, tombstone queue, engine-wide entries.
   std::set<std::string> purged(index_batch.deletes.begin(), index_batch.deletes.end());
+  // Every key whose events or row locations changed (copy-on-write moves rows of keys whose
+  // events did not change, in the batch or not).
   auto put_state = [&](const KeyWork& w) {
-    if (purged.count(StateKey(w.key))) return;
+    if (purged.count(StateKey(w.key)) || w.new_state == w.old_state) return;
+    std::optional<std::string> old_queue, new_queue;
     if (w.old_state.IsTombstone()) {
-      index_batch.deletes.push_back(TombstoneKey(w.old_state.events[0].processed_ms, w.key));
+      old_queue = TombstoneKey(w.old_state.events[0].processed_ms, w.key);
+    }
+    if (w.new_state.IsTombstone()) {
+      new_queue = TombstoneKey(w.new_state.events[0].processed_ms, w.key);
+    }
+    if (old_queue != new_queue) {
+      if (old_queue) index_batch.deletes.push_back(*old_queue);
+      if (new_queue) index_batch.puts.emplace_back(*new_queue, "");
     }
     if (w.new_state.events.empty()) {
       index_batch.deletes.push_back(StateKey(w.key));
-      return;
+    } else {
+      index_batch.puts.emplace_back(StateKey(w.key), SerializeKeyState(w.new_state));
     }
-    if (w.new_state.IsTombstone()) {
-      index_batch.puts.emplace_back(TombstoneKey(w.new_state.events[0].processed_ms, w.key), "");
-    }
-    index_batch.puts.emplace_back(StateKey(w.key), SerializeKeyState(w.new_state));
   };
-  for (KeyWork* w : changed) put_state(*w);
-  for (auto& w : moved)
-    index_batch.puts.emplace_back(StateKey(w->key), SerializeKeyState(w->new_state));
+  for (auto& w : works) put_state(*w);
+  for (auto& w : moved) put_state(*w);
   if (truncate_raised) index_batch.puts.emplace_back(kTruncateKey, *truncate);
   if (new_horizon != horizon) index_batch.puts.emplace_back(kHorizonKey, *new_horizon);
   trace.Mark("delete+cdf");
@@ -625,7 +666,9 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
   // Compaction every N commits when the table asks for it.
   if (Property("cdclake.autoOptimize") == "true") {
     std::string every = Property("cdclake.autoOptimize.commitInterval");
-    int64_t interval = every.empty() ? kDefaultOptimizeInterval : std::stoll(every);
+    CDCLAKE_ASSIGN_OR_RETURN(
+        int64_t interval,
+        IntegerProperty("cdclake.autoOptimize.commitInterval", every, kDefaultOptimizeInterval));
     if (interval > 0 && version % interval == 0) {
       OptimizeOptions optimize;
       optimize.now_ms = now;
@@ -657,6 +700,7 @@ ApplyCounts& ApplyCounts::operator+=(const ApplyCounts& o) {
 
 Result<std::unique_ptr<Applier>> Applier::Open(io::FileSystem& fs, FlowDefinition flow,
                                                ApplyOptions options) {
+  while (flow.target.size() > 1 && flow.target.back() == '/') flow.target.pop_back();
   if (flow.target.empty()) return Status::InvalidArgument("the flow has no target folder");
   std::shared_ptr<const delta::Snapshot> snapshot;
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(delta::LogDir(flow.target)));

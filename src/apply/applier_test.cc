@@ -174,6 +174,37 @@ TEST_F(ApplierTest, CopyOnWriteKeepsLocationsRight) {
   for (const auto& add : (*snapshot)->files()) EXPECT_FALSE(add.deletion_vector);
 }
 
+TEST_F(ApplierTest, CopyOnWriteMovesKeysWhoseEventsWereDiscarded) {
+  FlowDefinition flow = Flow(target_);
+  flow.table_properties["delta.enableDeletionVectors"] = "false";
+  auto applier = Open(flow);
+  Apply(*applier, {{1, "a", "U", 5}, {2, "b", "U", 5}});
+  // Key 1's event is older (discarded) but its row moves when key 2's file is rewritten.
+  Apply(*applier, {{2, "b2", "U", 6}, {1, "old", "U", 1}});
+  Apply(*applier, {{1, "a2", "U", 7}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2", "2,b2"}));
+  applier.reset();
+  std::filesystem::remove_all(IndexDir(target_));
+  applier = Open(flow);
+  Apply(*applier, {{1, "a3", "U", 8}, {2, std::nullopt, "D", 8}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a3"}));
+}
+
+TEST_F(ApplierTest, SequenceTypeMayNotChange) {
+  auto applier = Open(Flow(target_));
+  Apply(*applier, {{1, "a", "U", 5}});
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(data::Schema({{"id", DataType::Int32(), true},
+                                               {"name", DataType::String(), true},
+                                               {"op", DataType::String(), true},
+                                               {"seq", DataType::String(), true}}));
+  batch.rows.AppendRow({Value::Int(1), Value::Bytes("b"), Value::Bytes("U"), Value::Bytes("9")});
+  auto result = applier->Apply(batch);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("sequence was bigint"), std::string::npos)
+      << result.status().ToString();
+}
+
 TEST_F(ApplierTest, Scd2HistoryAndLateEvents) {  // SEMANTICS §4
   auto applier = Open(Flow(target_, ScdType::kType2));
   Apply(*applier, {{1, "a", "U", 1}, {1, "c", "U", 3}});

@@ -1,6 +1,8 @@
 // Index-log files: (entry_key, entry_value) rows, a NULL value deleting the entry.
 #include "apply/index_log.h"
 
+#include <charconv>
+
 #include "base/uuid.h"
 #include "delta/actions.h"
 #include "delta/log_segment.h"
@@ -106,7 +108,12 @@ Result<IndexWriteBatch> ReadIndexLog(const io::FileSystem& fs, const std::string
 Result<int64_t> IndexVersion(KeyIndex& index) {
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> v, index.Get(kIndexVersionKey));
   if (!v) return int64_t{-1};
-  return static_cast<int64_t>(std::stoll(*v));
+  int64_t version = 0;
+  auto [end, error] = std::from_chars(v->data(), v->data() + v->size(), version);
+  if (error != std::errc() || end != v->data() + v->size()) {
+    return Status::Corrupt("key index: bad version entry '" + *v + "'");
+  }
+  return version;
 }
 
 Status CatchUp(const io::FileSystem& fs, const std::string& table_root, int64_t table_version,

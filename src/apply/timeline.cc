@@ -27,30 +27,9 @@ void CompactType1(const TimelineSettings& settings, KeyState* state) {
     events.erase(events.begin(), events.end() - 1);
     return;
   }
-  // Walk back: an upsert whose non-NULL ignore-null columns are all written later is dead.
-  std::vector<bool> covered(settings.column_types.size(), false);
-  bool later_upsert = false;
-  std::vector<StoredEvent> kept;
-  for (size_t i = events.size(); i-- > 0;) {
-    StoredEvent& e = events[i];
-    if (e.kind == EventKind::kDelete) {
-      kept.push_back(std::move(e));
-      continue;
-    }
-    auto values = DecodeValues(e.values, settings.column_types);
-    bool dead = later_upsert && values.ok();
-    if (values.ok()) {
-      for (size_t c = 0; c < values->size(); ++c) {
-        if (!settings.ignore_null[c] || (*values)[c].is_null()) continue;
-        if (!covered[c]) dead = false;
-        covered[c] = true;
-      }
-    }
-    later_upsert = true;
-    if (!dead) kept.push_back(std::move(e));
-  }
-  std::reverse(kept.begin(), kept.end());
-  events = std::move(kept);
+  // With IGNORE NULL UPDATES every upsert since the last delete is kept. Forgetting one whose
+  // values are all overwritten later would be wrong: a tie's winner may later replace one of
+  // the upserts that overwrote it with one that carries NULLs there (see docs/apply.md).
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ int Main(int argc, char** argv) {
   add(AddVacuumCommand);
   add(AddCheckCommand);
   add(AddChangesCommand);
+  add(AddApplyCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
