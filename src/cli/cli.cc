@@ -31,6 +31,7 @@ int Main(int argc, char** argv) {
   add(AddCheckCommand);
   add(AddChangesCommand);
   add(AddApplyCommand);
+  add(AddOptimizeCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

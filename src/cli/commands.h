@@ -21,6 +21,7 @@ Action AddVacuumCommand(CLI::App& app);
 Action AddCheckCommand(CLI::App& app);
 Action AddChangesCommand(CLI::App& app);
 Action AddApplyCommand(CLI::App& app);
+Action AddOptimizeCommand(CLI::App& app);
 
 /// True when `path` holds a `_delta_log` folder.
 bool IsDeltaTable(const std::string& path);
