@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include "apply/key_state.h"
 #include "apply/optimize.h"
 #include "apply/quarantine.h"
+#include "apply/state_cache.h"
 #include "apply/target_layout.h"
 #include "apply/target_rows.h"
 #include "apply/timeline.h"
@@ -43,6 +45,8 @@ constexpr const char* kTruncateKey = "m:truncate";
 constexpr const char* kHorizonKey = "m:horizon";
 constexpr int64_t kDefaultTombstoneSeconds = 172800;
 constexpr int64_t kDefaultOptimizeInterval = 10;
+// Recently used key states kept decoded-ready in memory (in front of RocksDB).
+constexpr int64_t kStateCacheBytes = 64 << 20;
 
 std::string StateKey(std::string_view key) {
   std::string out(1, kKeyPrefix);
@@ -101,6 +105,7 @@ class PhaseTrace {
     last_ = now;
   }
   ~PhaseTrace() {
+    Mark("free");
     if (on_ && !line_.empty()) std::fprintf(stderr, "%s\n", line_.c_str());
   }
 
@@ -157,6 +162,7 @@ class ApplierImpl : public Applier {
   std::shared_ptr<const delta::Snapshot> snapshot_;
   TimelineSettings settings_;
   TargetLayout layout_;
+  StateCache cache_{kStateCacheBytes};
 };
 
 std::string ApplierImpl::Property(const std::string& key) const {
@@ -400,7 +406,12 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
     events.push_back(std::move(e));
   }
   trace.Mark("events");
-  std::sort(events.begin(), events.end(), [](const PendingEvent& a, const PendingEvent& b) {
+  // Sorted by key, then the events' order (indices sort faster than the events).
+  std::vector<uint32_t> order(events.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&events](uint32_t x, uint32_t y) {
+    const PendingEvent& a = events[x];
+    const PendingEvent& b = events[y];
     if (int c = a.key.compare(b.key); c != 0) return c < 0;
     return a.event < b.event;
   });
@@ -422,33 +433,50 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
 
   trace.Mark("sort");
   // Each key's state, then its events.
-  std::vector<std::unique_ptr<KeyWork>> works;
+  std::deque<KeyWork> works;  // a deque: pointers to its elements stay valid
   std::unordered_map<std::string, KeyWork*> by_key;
   by_key.reserve(events.size());
   {
-    std::vector<std::string> lookups;
-    for (size_t i = 0; i < events.size(); ++i) {
-      if (i == 0 || events[i].key != events[i - 1].key) lookups.push_back(StateKey(events[i].key));
-    }
-    std::vector<std::optional<std::string>> found;
-    CDCLAKE_RETURN_IF_ERROR(index_->MultiGet(lookups, &found));
-    size_t g = 0;
-    for (size_t i = 0; i < events.size(); ++i) {
-      if (i == 0 || events[i].key != events[i - 1].key) {
-        auto work = std::make_unique<KeyWork>();
-        work->key = events[i].key;
-        if (found[g]) {
-          work->had_state = true;
-          CDCLAKE_ASSIGN_OR_RETURN(work->old_state, ParseKeyState(*found[g]));
+    // Each distinct key's stored state: from the cache, else from the index.
+    // (Cached values are not evicted before the index write at the end of the batch.)
+    std::vector<std::optional<std::string_view>> found;
+    std::vector<std::optional<std::string>> fetched;
+    {
+      std::vector<std::string> misses;
+      std::vector<size_t> miss_slots;
+      for (size_t i = 0; i < order.size(); ++i) {
+        if (i != 0 && events[order[i]].key == events[order[i - 1]].key) continue;
+        std::string entry = StateKey(events[order[i]].key);
+        if (const std::string* cached = cache_.Get(entry)) {
+          found.emplace_back(*cached);
+        } else {
+          found.emplace_back();
+          miss_slots.push_back(found.size() - 1);
+          misses.push_back(std::move(entry));
         }
-        work->new_state = work->old_state;
-        if (truncate) DropThrough(*truncate, &work->new_state);
-        by_key[work->key] = work.get();
-        works.push_back(std::move(work));
+      }
+      CDCLAKE_RETURN_IF_ERROR(index_->MultiGet(misses, &fetched));
+      for (size_t m = 0; m < misses.size(); ++m) {
+        if (fetched[m]) found[miss_slots[m]] = std::string_view(*fetched[m]);
+      }
+    }
+    trace.Mark("multiget");
+    size_t g = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      PendingEvent& e = events[order[i]];
+      if (i == 0 || e.key != events[order[i - 1]].key) {
+        KeyWork& work = works.emplace_back();
+        work.key = e.key;
+        if (found[g]) {
+          work.had_state = true;
+          CDCLAKE_ASSIGN_OR_RETURN(work.old_state, ParseKeyState(*found[g]));
+        }
+        work.new_state = work.old_state;
+        if (truncate) DropThrough(*truncate, &work.new_state);
+        by_key[work.key] = &work;
         ++g;
       }
-      KeyWork& work = *works.back();
-      PendingEvent& e = events[i];
+      KeyWork& work = works.back();
       if (truncate && e.event.seq <= *truncate) {
         ++counts.discarded;
         continue;
@@ -474,7 +502,7 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
   trace.Mark("states");
   // A new truncate reaches every key, not only those in the batch.
   if (truncate_raised) {
-    std::vector<std::unique_ptr<KeyWork>> reached;
+    std::vector<KeyWork> reached;
     Status scan_status;
     CDCLAKE_RETURN_IF_ERROR(index_->Scan(std::string(1, kKeyPrefix),
                                          [&](std::string_view entry, std::string_view value) {
@@ -485,26 +513,26 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
                                              scan_status = state.status();
                                              return false;
                                            }
-                                           auto work = std::make_unique<KeyWork>();
-                                           work->key = key;
-                                           work->had_state = true;
-                                           work->old_state = *state;
-                                           work->new_state = std::move(*state);
-                                           if (DropThrough(*truncate, &work->new_state))
+                                           KeyWork work;
+                                           work.key = key;
+                                           work.had_state = true;
+                                           work.old_state = *state;
+                                           work.new_state = std::move(*state);
+                                           if (DropThrough(*truncate, &work.new_state))
                                              reached.push_back(std::move(work));
                                            return true;
                                          }));
     CDCLAKE_RETURN_IF_ERROR(scan_status);
     for (auto& w : reached) {
-      by_key[w->key] = w.get();
-      works.push_back(std::move(w));
+      KeyWork& added = works.emplace_back(std::move(w));
+      by_key[added.key] = &added;
     }
   }
 
   // Keys whose state changed, and what that does to their rows.
   std::vector<KeyWork*> changed;
   for (auto& w : works) {
-    if (!(w->new_state.events == w->old_state.events)) changed.push_back(w.get());
+    if (!(w.new_state.events == w.old_state.events)) changed.push_back(&w);
   }
   const bool state_changed = !changed.empty() || truncate_raised;
 
@@ -550,6 +578,7 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
   }
 
   counts.quarantined = static_cast<int64_t>(quarantined.size());
+  trace.Mark("expiry");
   if (!state_changed && index_batch.empty()) {
     if (!quarantined.empty()) {
       std::string qtable = options_.quarantine_table.empty() ? flow_.target + "_quarantine"
@@ -561,7 +590,6 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
   }
 
   // The target exists from here on.
-  trace.Mark("expiry");
   CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/true));
   TargetRows target_rows(layout_, Property("delta.enableChangeDataFeed") == "true");
   for (KeyWork* w : changed) CDCLAKE_RETURN_IF_ERROR(DiffKey(*w, target_rows, counts));
@@ -622,7 +650,7 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
       index_batch.puts.emplace_back(StateKey(w.key), SerializeKeyState(w.new_state));
     }
   };
-  for (auto& w : works) put_state(*w);
+  for (auto& w : works) put_state(w);
   for (auto& w : moved) put_state(*w);
   if (truncate_raised) index_batch.puts.emplace_back(kTruncateKey, *truncate);
   if (new_horizon != horizon) index_batch.puts.emplace_back(kHorizonKey, *new_horizon);
@@ -659,6 +687,10 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
 
   index_batch.puts.emplace_back(kIndexVersionKey, std::to_string(version));
   CDCLAKE_RETURN_IF_ERROR(index_->Write(index_batch));
+  for (auto& [entry, value] : index_batch.puts) {
+    if (!entry.empty() && entry[0] == kKeyPrefix) cache_.Put(entry, std::move(value));
+  }
+  for (const auto& entry : index_batch.deletes) cache_.Erase(entry);
   trace.Mark("index");
   CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target, version));
   trace.Mark("snapshot");
@@ -675,6 +707,7 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
       CDCLAKE_ASSIGN_OR_RETURN(OptimizeResult compacted,
                                OptimizeTable(fs_, snapshot_, *index_, optimize));
       if (compacted.version) {
+        cache_.Clear();  // rows moved; the index has their new places
         result.optimize_version = compacted.version;
         CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target));
       }
