@@ -32,6 +32,7 @@
 #include "delta/table_scan.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "delta/type_widening.h"
 #include "parquet/reader/file_reader.h"
 
 namespace cdclake::apply {
@@ -218,20 +219,40 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
         now_type + " in this batch; sequences of different types cannot be compared");
   }
   std::vector<data::Field> added;
-  CDCLAKE_RETURN_IF_ERROR(CheckSourceTypes(flow_, source, target, first_row, &added));
-  if (!added.empty() && create) {
-    std::vector<data::Field> fields = target.fields();
+  std::map<std::string, data::TypePtr> widened;
+  CDCLAKE_RETURN_IF_ERROR(CheckSourceTypes(flow_, source, target, first_row, &added, &widened));
+  if (flow_.scd_type == ScdType::kType2) {
+    // A sequence widened among integers widens the history's bounds too.
+    data::TypePtr sequence = SequenceType(flow_, source);
+    for (const char* bound : {"__START_AT", "__END_AT"}) {
+      int i = target.FieldIndex(bound);
+      if (i >= 0 && SameIntegerEncoding(target.field(i).type->ToString(), sequence->ToString()) &&
+          delta::IsTypeWidening(*target.field(i).type, *sequence)) {
+        widened.emplace(bound, sequence);
+      }
+    }
+  }
+  if (create && !widened.empty()) {
+    CDCLAKE_RETURN_IF_ERROR(delta::WidenColumns(fs_, flow_.target, widened).status());
+  }
+  if (create && !added.empty()) {
+    CDCLAKE_ASSIGN_OR_RETURN(auto current, delta::Snapshot::Load(fs_, flow_.target));
+    std::vector<data::Field> fields = current->schema().fields();
     fields.insert(fields.end(), added.begin(), added.end());
     CDCLAKE_RETURN_IF_ERROR(delta::EvolveSchema(fs_, flow_.target, data::Schema(fields)).status());
+  }
+  if (create && (!added.empty() || !widened.empty())) {
     CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target));
     CDCLAKE_RETURN_IF_ERROR(CatchUp(fs_, flow_.target, snapshot_->version(), *index_));
   }
-  data::Schema effective = snapshot_->schema();
-  if (!added.empty() && !create) {
-    std::vector<data::Field> fields = effective.fields();
+  std::vector<data::Field> fields = snapshot_->schema().fields();
+  if (!create) {
+    for (auto& f : fields) {
+      if (auto it = widened.find(f.name); it != widened.end()) f.type = it->second;
+    }
     fields.insert(fields.end(), added.begin(), added.end());
-    effective = data::Schema(fields);
   }
+  data::Schema effective(fields);
   CDCLAKE_ASSIGN_OR_RETURN(layout_, TargetLayout::Make(flow_, source, effective));
   settings_ = layout_.Settings(flow_);
   return Status::OK();

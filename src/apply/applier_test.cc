@@ -282,6 +282,51 @@ TEST_F(ApplierTest, NewColumnsAppearAndTypeChangesStop) {  // SEMANTICS §5
   EXPECT_NE(result.status().message().find("string"), std::string::npos);
 }
 
+TEST_F(ApplierTest, WideningSourceTypesWidenTheTarget) {  // SEMANTICS §5
+  for (ScdType scd : {ScdType::kType1, ScdType::kType2}) {
+    std::string target = target_ + (scd == ScdType::kType1 ? "_1" : "_2");
+    auto applier = Open(Flow(target, scd));
+    change::ChangeBatch narrow;
+    narrow.rows = data::RecordBatch(data::Schema({{"id", DataType::Int32(), true},
+                                                  {"name", DataType::String(), true},
+                                                  {"op", DataType::String(), true},
+                                                  {"seq", DataType::Int32(), true}}));
+    narrow.rows.AppendRow({Value::Int(1), Value::Bytes("a"), Value::Bytes("U"), Value::Int(1)});
+    narrow.rows.AppendRow({Value::Int(2), Value::Bytes("b"), Value::Bytes("U"), Value::Int(1)});
+    ASSERT_TRUE(applier->Apply(narrow).ok());
+    change::ChangeBatch wide;
+    wide.rows = data::RecordBatch(data::Schema({{"id", DataType::Int64(), true},
+                                                {"name", DataType::String(), true},
+                                                {"op", DataType::String(), true},
+                                                {"seq", DataType::Int64(), true}}));
+    wide.rows.AppendRow(
+        {Value::Int(1), Value::Bytes("a2"), Value::Bytes("U"), Value::Int(int64_t{1} << 40)});
+    wide.rows.AppendRow(
+        {Value::Int(int64_t{1} << 40), Value::Bytes("big"), Value::Bytes("U"), Value::Int(2)});
+    auto result = applier->Apply(wide);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    auto snapshot = delta::Snapshot::Load(fs_, target);
+    ASSERT_TRUE(snapshot.ok());
+    const data::Schema& schema = (*snapshot)->schema();
+    EXPECT_EQ(schema.field(schema.FieldIndex("id")).type->id(), data::TypeId::kInt64);
+    if (scd == ScdType::kType2) {
+      EXPECT_EQ(schema.field(schema.FieldIndex("__START_AT")).type->id(), data::TypeId::kInt64);
+      EXPECT_EQ(TableRows(fs_, target),
+                (std::vector<std::string>{"1,a,1,1099511627776", "1,a2,1099511627776,",
+                                          "1099511627776,big,2,", "2,b,1,"}));
+    } else {
+      EXPECT_EQ(TableRows(fs_, target),
+                (std::vector<std::string>{"1,a2", "1099511627776,big", "2,b"}));
+      // Old narrow files and new wide ones compact together.
+      applier.reset();
+      auto optimized = Optimize(fs_, target, OptimizeOptions{});
+      ASSERT_TRUE(optimized.ok()) << optimized.status().ToString();
+      EXPECT_EQ(TableRows(fs_, target),
+                (std::vector<std::string>{"1,a2", "1099511627776,big", "2,b"}));
+    }
+  }
+}
+
 TEST_F(ApplierTest, TruncateRemovesOlderRowsOnly) {  // SEMANTICS §3
   FlowDefinition flow = Flow(target_);
   flow.truncate_when =

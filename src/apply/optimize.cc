@@ -13,6 +13,7 @@
 #include "delta/table_scan.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "delta/type_widening.h"
 #include "json/json.h"
 #include "parquet/reader/file_reader.h"
 
@@ -123,6 +124,14 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
     parquet::ReadOptions read;
     for (const auto& f : schema.fields()) read.columns.push_back(f.name);
     CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, reader->ReadAll(read));
+    // Files written before a column was widened hold the narrow type.
+    for (size_t col = 0; col < rows.num_columns(); ++col) {
+      const data::TypePtr& want = schema.field(col).type;
+      if (rows.column(col).type()->Equals(*want)) continue;
+      CDCLAKE_ASSIGN_OR_RETURN(
+          rows.mutable_column(col),
+          delta::UpcastColumn(std::move(rows.mutable_column(col)), want, schema.field(col).name));
+    }
     std::optional<delta::RowBitmap> dv;
     if (add.deletion_vector) {
       CDCLAKE_ASSIGN_OR_RETURN(dv, delta::LoadDeletionVector(fs, root, *add.deletion_vector));

@@ -5,6 +5,7 @@
 
 #include "change/ordered_encoding.h"
 #include "data/value_format.h"
+#include "delta/type_widening.h"
 
 namespace cdclake::apply {
 namespace {
@@ -81,7 +82,9 @@ Result<TargetLayout> TargetLayout::Make(const FlowDefinition& flow, const data::
         "the target has no __START_AT / __END_AT columns; it was not created as SCD TYPE 2");
   }
   if (flow.scd_type == ScdType::kType2 &&
-      !target.field(l.start_field_).type->Equals(*l.sequence_type_)) {
+      !target.field(l.start_field_).type->Equals(*l.sequence_type_) &&
+      !(IntegerRank(target.field(l.start_field_).type->id()) &&
+        IntegerRank(l.sequence_type_->id()))) {
     return Status::InvalidArgument("the target's __START_AT is " +
                                    target.field(l.start_field_).type->ToString() +
                                    " but the sequence is " + l.sequence_type_->ToString());
@@ -167,7 +170,8 @@ Result<std::vector<Value>> TargetLayout::TargetValues(const FoldedRow& row) cons
 
 Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
                         const data::Schema& target, int64_t first_row,
-                        std::vector<data::Field>* added) {
+                        std::vector<data::Field>* added,
+                        std::map<std::string, data::TypePtr>* widened) {
   for (const auto& f : source.fields()) {
     if (!IsKey(flow, f.name) && !flow.columns.Selects(f.name)) continue;
     int t = target.FieldIndex(f.name);
@@ -179,11 +183,15 @@ Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
     if (FitsIn(*f.type, to)) continue;
     std::string where = " (batch row " + std::to_string(first_row + 1) + ")";
     if (FitsIn(to, *f.type)) {
-      return Status::NotSupported("column '" + f.name + "' widens from " + to.ToString() +
-                                  " in the target to " + f.type->ToString() + " in the source" +
-                                  where +
-                                  "; widening an existing column needs Delta type widening, "
-                                  "which cdclake does not write yet");
+      widened->emplace(f.name, f.type);
+      continue;
+    }
+    if (delta::IsTypeWidening(to, *f.type)) {
+      return Status::NotSupported(
+          "column '" + f.name + "' widens from " + to.ToString() + " in the target to " +
+          f.type->ToString() + " in the source" + where +
+          "; Delta allows it, but the engine keeps earlier events in the old type's encoding, "
+          "so it widens only integers, float to double and decimals of the same scale");
     }
     return Status::InvalidArgument("column '" + f.name + "' changes type from " + to.ToString() +
                                    " in the target to " + f.type->ToString() + " in the source" +

@@ -2,6 +2,7 @@
 // encodings, the target's columns, and the checks on the source's column types.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,12 +53,15 @@ class TargetLayout {
 };
 
 /// Checks the source's column types against the target's: equal, or narrower (an int into a
-/// bigint column) is fine; a wider source type needs type widening (kNotSupported); any other
-/// change is kInvalidArgument naming the column, both types and the batch row. Selected source
-/// columns the target lacks are returned in `added` (nullable).
+/// bigint column) is fine; a wider integer, double for float, or a decimal of the same scale
+/// and larger precision is returned in `widened` (the target column must widen: Delta type
+/// widening); another widening Delta allows is kNotSupported (the engine's stored events keep
+/// the old encoding); any other change is kInvalidArgument naming the column, both types and
+/// the batch row. Selected source columns the target lacks are returned in `added` (nullable).
 Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
                         const data::Schema& target, int64_t first_row,
-                        std::vector<data::Field>* added);
+                        std::vector<data::Field>* added,
+                        std::map<std::string, data::TypePtr>* widened);
 
 /// Row `r` as a JSON object (for quarantine records of rows without raw text).
 std::string RowAsJson(const data::RecordBatch& rows, int64_t r);

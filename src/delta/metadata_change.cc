@@ -1,4 +1,4 @@
-// Metadata changes.
+// Metadata changes: properties, additive schema evolution, column type widening.
 #include "delta/metadata_change.h"
 
 #include <algorithm>
@@ -7,14 +7,38 @@
 #include "delta/snapshot.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
+#include "delta/type_widening.h"
 
 namespace cdclake::delta {
 
 namespace {
 
+// Features a legacy protocol version implies; they must be listed once the table moves to reader
+// version 3 or writer version 7 (§Table Features for New and Existing Tables).
+std::vector<std::string> ImpliedReaderFeatures(int32_t version) {
+  if (version >= 2) return {"columnMapping"};
+  return {};
+}
+
+std::vector<std::string> ImpliedWriterFeatures(int32_t version) {
+  std::vector<std::string> out;
+  if (version >= 2) out.insert(out.end(), {"appendOnly", "invariants"});
+  if (version >= 3) out.push_back("checkConstraints");
+  if (version >= 4) out.insert(out.end(), {"changeDataFeed", "generatedColumns"});
+  if (version >= 5) out.push_back("columnMapping");
+  if (version >= 6) out.push_back("identityColumns");
+  return out;
+}
+
 // The protocol that covers both `current` and what `spec` needs.
 Protocol Upgrade(const Protocol& current, const TableSpec& spec) {
   Protocol needed = ProtocolFor(spec);
+  if (HasTypeWidening(current)) {
+    // A table on the preview name keeps it rather than listing the feature twice.
+    for (auto* list : {&needed.reader_features, &needed.writer_features}) {
+      if (list->has_value()) std::erase((*list).value(), std::string(kTypeWideningFeature));
+    }
+  }
   if (needed.min_reader_version <= current.min_reader_version &&
       needed.min_writer_version <= current.min_writer_version && !needed.writer_features) {
     return current;
@@ -30,8 +54,18 @@ Protocol Upgrade(const Protocol& current, const TableSpec& spec) {
       if (std::find(into->begin(), into->end(), f) == into->end()) into->push_back(f);
     }
   };
-  if (out.min_reader_version >= 3) merge(out.reader_features, needed.reader_features);
-  if (out.min_writer_version >= 7) merge(out.writer_features, needed.writer_features);
+  if (out.min_reader_version >= 3) {
+    if (current.min_reader_version < 3) {
+      merge(out.reader_features, ImpliedReaderFeatures(current.min_reader_version));
+    }
+    merge(out.reader_features, needed.reader_features);
+  }
+  if (out.min_writer_version >= 7) {
+    if (current.min_writer_version < 7) {
+      merge(out.writer_features, ImpliedWriterFeatures(current.min_writer_version));
+    }
+    merge(out.writer_features, needed.writer_features);
+  }
   return out;
 }
 
@@ -115,9 +149,69 @@ Result<int64_t> EvolveSchema(io::FileSystem& fs, const std::string& table_root,
                                      "' must be nullable (older rows have no value)");
     }
   }
+  // Existing fields keep their metadata (§Type Widening: writers must preserve typeChanges).
+  DeltaSchema evolved{schema, snap->delta_schema().field_metadata};
   Metadata m = snap->metadata();
-  m.schema_string = SchemaToJson(schema);
+  m.schema_string = DeltaSchemaToJson(evolved);
   return Commit(fs, table_root, snap, std::move(m), schema, "ADD COLUMNS", json::Json::object());
+}
+
+Result<int64_t> WidenColumns(io::FileSystem& fs, const std::string& table_root,
+                             const std::map<std::string, data::TypePtr>& new_types) {
+  CDCLAKE_ASSIGN_OR_RETURN(auto snap, Snapshot::Load(fs, table_root));
+  const std::string enable(kEnableTypeWideningProperty);
+  if (snap->Property(enable) == "false") {
+    return Status::InvalidArgument(table_root + ": type widening is turned off (" + enable +
+                                   "=false)");
+  }
+  const auto& writer_features = snap->protocol().writer_features;
+  auto listed = [&](const char* feature) {
+    return writer_features && std::find(writer_features->begin(), writer_features->end(),
+                                        feature) != writer_features->end();
+  };
+  const bool iceberg = listed("icebergCompatV1") || listed("icebergCompatV2");
+
+  DeltaSchema widened = snap->delta_schema();
+  std::vector<data::Field> fields = widened.schema.fields();
+  json::Json changed = json::Json::array();
+  for (const auto& [name, type] : new_types) {
+    int i = widened.schema.FieldIndex(name);
+    if (i < 0) return Status::NotFound(table_root + ": no column named '" + name + "'");
+    data::Field& field = fields[i];
+    if (type == nullptr) return Status::InvalidArgument("column '" + name + "': no type given");
+    if (field.type->Equals(*type)) continue;
+    auto refuse = [&](const std::string& why) {
+      return Status::InvalidArgument("column '" + name + "' cannot change type from " +
+                                     DeltaTypeName(*field.type) + " to " + DeltaTypeName(*type) +
+                                     ": " + why);
+    };
+    if (!IsTypeWidening(*field.type, *type)) return refuse("not a widening Delta allows");
+    if (iceberg && !IsIcebergCompatibleWidening(*field.type, *type)) {
+      return refuse(
+          "Iceberg compatibility allows only integer, float and decimal precision "
+          "widening");
+    }
+    json::Json& metadata = widened.field_metadata[FieldPath({name})];
+    if (!metadata.is_object()) metadata = json::Json::object();
+    json::Json& history = metadata[std::string(kTypeChangesKey)];
+    if (history.is_null()) history = json::Json::array();
+    if (!history.is_array()) {
+      return Status::Corrupt(table_root + ": column '" + name + "' has a " +
+                             std::string(kTypeChangesKey) + " that is not an array");
+    }
+    history.push_back(TypeChangeToJson(TypeChange{field.type, type, ""}));
+    changed.push_back(json::Json{{"name", name},
+                                 {"fromType", DeltaTypeName(*field.type)},
+                                 {"toType", DeltaTypeName(*type)}});
+    field.type = type;
+  }
+  if (changed.empty()) return snap->version();
+  widened.schema = data::Schema(std::move(fields));
+  Metadata m = snap->metadata();
+  m.schema_string = DeltaSchemaToJson(widened);
+  m.configuration[enable] = "true";
+  return Commit(fs, table_root, snap, std::move(m), widened.schema, "CHANGE COLUMN",
+                json::Json{{"columns", json::Dump(changed)}});
 }
 
 }  // namespace cdclake::delta

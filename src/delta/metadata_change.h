@@ -18,7 +18,21 @@ Result<int64_t> SetTableProperties(io::FileSystem& fs, const std::string& table_
 
 /// Replaces the table's schema. Only additive changes are accepted: every existing column
 /// keeps its name and type (nested structs may gain members) and new columns are nullable.
+/// Field metadata of existing columns (type changes, identity, ...) is kept.
 Result<int64_t> EvolveSchema(io::FileSystem& fs, const std::string& table_root,
                              const data::Schema& schema);
+
+/// Widens top-level columns to the types in `new_types` (column name -> type) in one commit
+/// (§Type Widening): each change must be a widening the spec lists (see IsTypeWidening) —
+/// kInvalidArgument naming the column and both types otherwise, kNotFound for an unknown
+/// column. The new metaData carries the wider schema, a {"fromType","toType"} entry appended to
+/// each widened field's `delta.typeChanges`, and `delta.enableTypeWidening=true`; the protocol
+/// gains `typeWidening` (reader and writer; (3, 7)) when it lists neither name, and
+/// `timestampNtz` for a date widened to timestamp_ntz. Entries equal to the current type are
+/// skipped; when nothing changes, returns the current version without committing.
+/// kInvalidArgument when the table sets `delta.enableTypeWidening=false`, or when
+/// icebergCompatV1/V2 is on and Iceberg V2 disallows the change.
+Result<int64_t> WidenColumns(io::FileSystem& fs, const std::string& table_root,
+                             const std::map<std::string, data::TypePtr>& new_types);
 
 }  // namespace cdclake::delta

@@ -8,6 +8,7 @@
 #include "delta/checkpoint_reader.h"
 #include "delta/file_statistics.h"
 #include "delta/log_segment.h"
+#include "delta/type_widening.h"
 
 namespace cdclake::delta {
 
@@ -17,8 +18,9 @@ Status CheckReadable(const Protocol& p) {
                                 std::to_string(p.min_reader_version));
   }
   if (p.min_reader_version == 3) {
-    static const std::set<std::string> kKnown = {"columnMapping", "deletionVectors", "timestampNtz",
-                                                 "v2Checkpoint", "vacuumProtocolCheck"};
+    static const std::set<std::string> kKnown = {
+        "columnMapping",       "deletionVectors", "timestampNtz",        "v2Checkpoint",
+        "vacuumProtocolCheck", "typeWidening",    "typeWidening-preview"};
     for (const std::string& f : p.reader_features.value_or(std::vector<std::string>{})) {
       if (!kKnown.count(f)) return Status::NotSupported("not supported: " + f);
     }
@@ -116,6 +118,9 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(const io::FileSystem& fs,
   auto schema = ParseDeltaSchema(snap->metadata_.schema_string);
   if (!schema.ok()) return schema.status().WithContext(table_root + ": schemaString");
   snap->schema_ = std::move(schema).value();
+  if (HasTypeWidening(snap->protocol_)) {
+    CDCLAKE_RETURN_IF_ERROR(CheckTypeChanges(snap->schema_).WithContext(table_root));
+  }
   snap->column_mapping_mode_ = snap->Property("delta.columnMapping.mode", "none");
   return std::shared_ptr<const Snapshot>(std::move(snap));
 }

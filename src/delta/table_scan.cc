@@ -2,9 +2,9 @@
 #include "delta/table_scan.h"
 
 #include "base/strings.h"
-#include "data/decimal.h"
 #include "delta/deletion_vector/deletion_vector_descriptor.h"
 #include "delta/partition_value.h"
+#include "delta/type_widening.h"
 #include "parquet/reader/file_reader.h"
 
 namespace cdclake::delta {
@@ -45,79 +45,6 @@ bool IsPartitionColumn(const Snapshot& s, const std::string& name) {
     if (p == name) return true;
   }
   return false;
-}
-
-// Whether a column read as `from` can be given the logical type `to` without converting values.
-bool SameLayout(const data::DataType& from, const data::DataType& to) {
-  using data::TypeId;
-  if (from.id() != to.id()) {
-    bool bytes = (from.id() == TypeId::kString || from.id() == TypeId::kBinary) &&
-                 (to.id() == TypeId::kString || to.id() == TypeId::kBinary);
-    bool micros = (from.id() == TypeId::kTimestamp || from.id() == TypeId::kTimestampNtz) &&
-                  (to.id() == TypeId::kTimestamp || to.id() == TypeId::kTimestampNtz);
-    return bytes || micros;
-  }
-  if (from.id() == TypeId::kDecimal) return from.scale() == to.scale();
-  if (from.fields().size() != to.fields().size()) return false;
-  for (size_t i = 0; i < from.fields().size(); ++i) {
-    if (!SameLayout(*from.fields()[i].type, *to.fields()[i].type)) return false;
-  }
-  return true;
-}
-
-// Converts a column read from a file to the table's type: same layouts are retyped; integers
-// widen; floats widen to doubles. Anything else is a schema mismatch.
-Result<data::Column> ToLogical(data::Column column, const data::TypePtr& logical,
-                               const std::string& name) {
-  if (SameLayout(*column.type(), *logical)) {
-    column.SetType(logical);
-    return column;
-  }
-  data::Column out(logical);
-  out.Reserve(column.length());
-  auto widen_ok = [&](data::TypeId from, data::TypeId to) {
-    using data::TypeId;
-    auto rank = [](TypeId t) {
-      switch (t) {
-        case TypeId::kInt8:
-          return 1;
-        case TypeId::kInt16:
-          return 2;
-        case TypeId::kInt32:
-          return 3;
-        case TypeId::kInt64:
-          return 4;
-        default:
-          return 0;
-      }
-    };
-    if (rank(from) > 0 && rank(to) > 0) return rank(from) <= rank(to);
-    if (from == TypeId::kFloat && to == TypeId::kDouble) return true;
-    if (rank(from) > 0 && rank(from) <= 3 && to == TypeId::kDouble) return true;
-    if (from == TypeId::kDate && to == TypeId::kTimestampNtz) return true;
-    if (rank(from) > 0 && to == TypeId::kDecimal) return true;
-    return false;
-  };
-  if (!widen_ok(column.type()->id(), logical->id())) {
-    return Status::NotSupported("column '" + name + "' is " + column.type()->ToString() +
-                                " in the file but " + logical->ToString() + " in the table");
-  }
-  for (int64_t i = 0; i < column.length(); ++i) {
-    data::Value v = column.GetValue(i);
-    if (v.is_null()) {
-      out.AppendNull();
-    } else if (logical->id() == data::TypeId::kDecimal) {
-      out.AppendValue(data::Value::Decimal(static_cast<data::Int128>(v.int_value()) *
-                                           data::PowerOfTen(logical->scale())));
-    } else if (logical->id() == data::TypeId::kDouble && v.is_int()) {
-      out.AppendValue(data::Value::Double(static_cast<double>(v.int_value())));
-    } else if (logical->id() == data::TypeId::kTimestampNtz) {
-      out.AppendValue(data::Value::Int(v.int_value() * 86400LL * 1000000));
-    } else {
-      out.AppendValue(v);
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -182,7 +109,8 @@ Result<data::RecordBatch> ReadDataFile(const io::FileSystem& fs, const Snapshot&
     } else if (file_column[k] < 0) {
       column = data::Column::Repeat(f.type, data::Value::Null(), rows);
     } else {
-      auto converted = ToLogical(batch.column(file_column[k]), f.type, f.name);
+      // Files written before a type change keep the narrower type (§Type Widening).
+      auto converted = UpcastColumn(batch.column(file_column[k]), f.type, f.name);
       if (!converted.ok()) return converted.status().WithContext(path);
       column = std::move(converted).value();
     }

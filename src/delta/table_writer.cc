@@ -41,6 +41,10 @@ Protocol ProtocolFor(const TableSpec& spec) {
     reader.push_back("timestampNtz");
     writer.push_back("timestampNtz");
   }
+  if (prop("delta.enableTypeWidening")) {
+    reader.push_back("typeWidening");
+    writer.push_back("typeWidening");
+  }
   bool ict = prop("delta.enableInCommitTimestamps");
   Protocol p;
   if (reader.empty() && !ict) {
