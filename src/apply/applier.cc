@@ -12,6 +12,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "apply/file_dictionary.h"
 #include "apply/index_log.h"
 #include "apply/key_index.h"
 #include "apply/key_state.h"
@@ -143,6 +144,7 @@ class ApplierImpl : public Applier {
 
   Result<ApplyResult> Apply(const change::ChangeBatch& batch, const CommitExtras& extras) override;
   int64_t version() const override { return snapshot_ ? snapshot_->version() : -1; }
+  Status LoadFiles() { return files_.Load(*index_); }
 
  private:
   int64_t Now() const { return options_.clock ? options_.clock() : delta::NowMillis(); }
@@ -154,7 +156,7 @@ class ApplierImpl : public Applier {
   Status RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
                         const std::map<std::string, std::vector<int64_t>>& deleted,
                         std::unordered_map<std::string, KeyWork*>& by_key,
-                        std::vector<std::unique_ptr<KeyWork>>& moved);
+                        std::vector<std::unique_ptr<KeyWork>>& moved, IndexWriteBatch* batch);
 
   io::FileSystem& fs_;
   FlowDefinition flow_;
@@ -164,6 +166,7 @@ class ApplierImpl : public Applier {
   TimelineSettings settings_;
   TargetLayout layout_;
   StateCache cache_{kStateCacheBytes};
+  FileDictionary files_;
 };
 
 std::string ApplierImpl::Property(const std::string& key) const {
@@ -318,7 +321,8 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
 Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
                                    const std::map<std::string, std::vector<int64_t>>& deleted,
                                    std::unordered_map<std::string, KeyWork*>& by_key,
-                                   std::vector<std::unique_ptr<KeyWork>>& moved) {
+                                   std::vector<std::unique_ptr<KeyWork>>& moved,
+                                   IndexWriteBatch* batch) {
   std::string removed_path;
   for (const auto& action : deletion_actions) {
     if (const auto* remove = std::get_if<delta::Remove>(&action)) {
@@ -328,6 +332,8 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
     const auto* add = std::get_if<delta::Add>(&action);
     if (!add || add->path == removed_path || removed_path.empty()) continue;
     std::vector<int64_t> gone = deleted.at(removed_path);
+    const uint32_t removed_id = files_.IdOf(removed_path, batch);
+    const uint32_t added_id = files_.IdOf(add->path, batch);
     std::sort(gone.begin(), gone.end());
     CDCLAKE_ASSIGN_OR_RETURN(std::string path, delta::ResolvePath(flow_.target, add->path));
     CDCLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(fs_, path));
@@ -361,7 +367,7 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
         moved.push_back(std::move(fresh));
       }
       for (RowLocation& loc : work->new_state.locations) {
-        if (loc.file == removed_path && loc.row == old_row) loc = {add->path, r};
+        if (loc.file == removed_id && loc.row == old_row) loc = {added_id, r};
       }
     }
     removed_path.clear();
@@ -622,20 +628,24 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Add> adds,
                              delta::WriteDataFiles(fs_, *snapshot_, appended));
     if (adds.size() != 1) return Status::Internal("expected one data file for the new rows");
-    target_rows.SetAppendedFile(adds[0].path);
+    target_rows.SetAppendedFile(files_.IdOf(adds[0].path, &index_batch));
     actions.emplace_back(std::move(adds[0]));
   }
   std::vector<std::unique_ptr<KeyWork>> moved;
   trace.Mark("diff+write");
   if (!target_rows.deleted_locations().empty()) {
+    std::map<std::string, std::vector<int64_t>> deleted;
+    for (const auto& [file, rows_in_file] : target_rows.deleted_locations()) {
+      CDCLAKE_ASSIGN_OR_RETURN(std::string path, files_.PathOf(file));
+      deleted[path] = rows_in_file;
+    }
     delta::DeleteRowsOptions delete_options;
     delete_options.write_change_data = false;
-    CDCLAKE_ASSIGN_OR_RETURN(
-        delta::RowDeletion deletion,
-        delta::DeleteRows(fs_, *snapshot_, target_rows.deleted_locations(), delete_options));
+    CDCLAKE_ASSIGN_OR_RETURN(delta::RowDeletion deletion,
+                             delta::DeleteRows(fs_, *snapshot_, deleted, delete_options));
     if (!delta::UsesDeletionVectors(*snapshot_)) {
       CDCLAKE_RETURN_IF_ERROR(
-          RemapMovedRows(deletion.actions, target_rows.deleted_locations(), by_key, moved));
+          RemapMovedRows(deletion.actions, deleted, by_key, moved, &index_batch));
     }
     for (auto& a : deletion.actions) actions.push_back(std::move(a));
   }
@@ -729,6 +739,7 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
                                OptimizeTable(fs_, snapshot_, *index_, optimize));
       if (compacted.version) {
         cache_.Clear();  // rows moved; the index has their new places
+        CDCLAKE_RETURN_IF_ERROR(files_.Load(*index_));
         result.optimize_version = compacted.version;
         CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target));
       }
@@ -771,8 +782,10 @@ Result<std::unique_ptr<Applier>> Applier::Open(io::FileSystem& fs, FlowDefinitio
                                      "; the flow says " + KeysPropertyValue(flow.keys));
     }
   }
-  return std::unique_ptr<Applier>(
-      new ApplierImpl(fs, std::move(flow), std::move(options), std::move(index), snapshot));
+  auto applier = std::make_unique<ApplierImpl>(fs, std::move(flow), std::move(options),
+                                               std::move(index), snapshot);
+  CDCLAKE_RETURN_IF_ERROR(applier->LoadFiles());
+  return std::unique_ptr<Applier>(std::move(applier));
 }
 
 }  // namespace cdclake::apply

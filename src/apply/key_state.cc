@@ -6,7 +6,7 @@
 namespace cdclake::apply {
 namespace {
 
-constexpr uint8_t kFormatVersion = 1;
+constexpr uint8_t kFormatVersion = 2;
 
 void AppendString(std::string* out, std::string_view s) {
   AppendVarint(out, s.size());
@@ -39,7 +39,7 @@ std::string SerializeKeyState(const KeyState& state) {
   }
   AppendVarint(&out, state.locations.size());
   for (const auto& l : state.locations) {
-    AppendString(&out, l.file);
+    AppendVarint(&out, l.file);
     AppendVarint(&out, static_cast<uint64_t>(l.row));
   }
   return out;
@@ -69,7 +69,9 @@ Result<KeyState> ParseKeyState(std::string_view bytes) {
   if (num_locations > bytes.size()) return Status::Corrupt("key index entry: bad row count");
   state.locations.resize(num_locations);
   for (auto& l : state.locations) {
-    CDCLAKE_ASSIGN_OR_RETURN(l.file, ReadString(&in));
+    CDCLAKE_ASSIGN_OR_RETURN(uint64_t file, in.ReadVarint());
+    if (file > UINT32_MAX) return Status::Corrupt("key index entry: bad file id");
+    l.file = static_cast<uint32_t>(file);
     CDCLAKE_ASSIGN_OR_RETURN(uint64_t row, in.ReadVarint());
     l.row = static_cast<int64_t>(row);
   }

@@ -30,9 +30,9 @@ struct StoredEvent {
   }
 };
 
-/// A row of the table: a data file (its path as the log spells it) and a 0-based row position.
+/// A row of the table: a data file (its id in the FileDictionary) and a 0-based row position.
 struct RowLocation {
-  std::string file;
+  uint32_t file = 0;
   int64_t row = 0;
   bool operator==(const RowLocation& o) const { return file == o.file && row == o.row; }
 };

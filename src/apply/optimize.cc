@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "apply/file_dictionary.h"
 #include "apply/index_log.h"
 #include "apply/key_state.h"
 #include "change/ordered_encoding.h"
@@ -171,6 +172,8 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
   // Point every moved row's key at its new place.
   std::unordered_map<std::string, KeyState> states;
   IndexWriteBatch index_batch;
+  FileDictionary files;
+  CDCLAKE_RETURN_IF_ERROR(files.Load(index));
   for (size_t f = 0; f < adds.size(); ++f) {
     for (size_t r = 0; r < keys_per_file[f].size(); ++r) {
       const std::string& key = keys_per_file[f][r];
@@ -185,9 +188,11 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
         it = states.emplace(key, std::move(state)).first;
       }
       bool moved = false;
+      const uint32_t from = files.IdOf(origins[f][r].first, &index_batch);
+      const uint32_t to = files.IdOf(adds[f].path, &index_batch);
       for (RowLocation& loc : it->second.locations) {
-        if (loc.file == origins[f][r].first && loc.row == origins[f][r].second) {
-          loc = RowLocation{adds[f].path, static_cast<int64_t>(r)};
+        if (loc.file == from && loc.row == origins[f][r].second) {
+          loc = RowLocation{to, static_cast<int64_t>(r)};
           moved = true;
         }
       }

@@ -35,9 +35,9 @@ Result<data::RecordBatch> TargetRows::AppendedBatch() const {
   return batch;
 }
 
-void TargetRows::SetAppendedFile(const std::string& path) {
+void TargetRows::SetAppendedFile(uint32_t file_id) {
   for (size_t i = 0; i < appended_locations_.size(); ++i) {
-    *appended_locations_[i] = RowLocation{path, static_cast<int64_t>(i)};
+    *appended_locations_[i] = RowLocation{file_id, static_cast<int64_t>(i)};
   }
 }
 

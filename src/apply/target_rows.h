@@ -31,10 +31,11 @@ class TargetRows {
 
   /// The queued rows in the target's columns.
   Result<data::RecordBatch> AppendedBatch() const;
-  /// The new data file's path (as the log spells it): fills the queued locations.
-  void SetAppendedFile(const std::string& path);
+  /// The new data file's id: fills the queued locations.
+  void SetAppendedFile(uint32_t file_id);
 
-  const std::map<std::string, std::vector<int64_t>>& deleted_locations() const { return deleted_; }
+  /// Row positions to delete, by file id.
+  const std::map<uint32_t, std::vector<int64_t>>& deleted_locations() const { return deleted_; }
 
   /// The change data rows: the target's columns plus `_change_type`.
   Result<data::RecordBatch> ChangeDataBatch() const;
@@ -44,7 +45,7 @@ class TargetRows {
   bool collect_changes_;
   std::vector<FoldedRow> appended_;
   std::vector<RowLocation*> appended_locations_;
-  std::map<std::string, std::vector<int64_t>> deleted_;
+  std::map<uint32_t, std::vector<int64_t>> deleted_;
   std::vector<std::pair<FoldedRow, const char*>> changes_;
 };
 
