@@ -10,6 +10,7 @@
 #include "apply/index_log.h"
 #include "apply/optimize.h"
 #include "data/value_format.h"
+#include "delta/change_feed.h"
 #include "delta/snapshot.h"
 #include "delta/table_scan.h"
 #include "io/local_file_system.h"
@@ -324,6 +325,36 @@ TEST_F(ApplierTest, WideningSourceTypesWidenTheTarget) {  // SEMANTICS §5
       EXPECT_EQ(TableRows(fs_, target),
                 (std::vector<std::string>{"1,a2", "1099511627776,big", "2,b"}));
     }
+  }
+}
+
+TEST_F(ApplierTest, ChangeDataFeedDescribesEachBatch) {
+  for (bool dvs : {true, false}) {
+    std::string target = target_ + (dvs ? "_dv" : "_cow");
+    FlowDefinition flow = Flow(target);
+    flow.table_properties["delta.enableChangeDataFeed"] = "true";
+    if (!dvs) flow.table_properties["delta.enableDeletionVectors"] = "false";
+    auto applier = Open(flow);
+    Apply(*applier, {{1, "a", "U", 1}, {2, "b", "U", 1}, {4, "d", "U", 1}});
+    ApplyResult r =
+        Apply(*applier,
+              {{1, "a2", "U", 2}, {2, std::nullopt, "D", 2}, {3, "c", "U", 2}, {4, "old", "U", 0}});
+    ASSERT_TRUE(r.version);
+    auto changes = delta::ReadChanges(fs_, target, *r.version);
+    ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+    std::vector<std::string> lines;
+    int type_column = changes->schema().FieldIndex("_change_type");
+    ASSERT_GE(type_column, 0);
+    for (int64_t i = 0; i < changes->num_rows(); ++i) {
+      lines.push_back(std::string(changes->column(type_column).StringAt(i)) + ":" +
+                      data::CsvField(changes->column(0).GetValue(i), *DataType::Int32()) + "," +
+                      std::string(changes->column(1).StringAt(i)));
+    }
+    std::sort(lines.begin(), lines.end());
+    // Key 4's older event changes nothing, so it is not in the feed (nor is its file's copy).
+    EXPECT_EQ(lines, (std::vector<std::string>{"delete:2,b", "insert:3,c", "update_postimage:1,a2",
+                                               "update_preimage:1,a"}))
+        << (dvs ? "deletion vectors" : "copy-on-write");
   }
 }
 
