@@ -39,8 +39,6 @@
 namespace cdclake::apply {
 namespace {
 
-using data::Value;
-
 constexpr char kKeyPrefix = 'k';
 constexpr char kTombstonePrefix = 't';
 constexpr const char* kTruncateKey = "m:truncate";

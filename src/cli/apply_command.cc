@@ -381,7 +381,7 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
     if (args.batch_size > 0) options.batch_rows = std::min<int64_t>(args.batch_size, 1 << 16);
     auto reader = sources::ChangeFileReader::Open(fs, file, options);
     if (!reader.ok()) {
-      Status s = reader.status();
+      const Status& s = reader.status();
       return Fail(s.message().find(file) == std::string::npos ? s.WithContext(file) : s);
     }
     Status valid = apply::ValidateFlow(flow, (*reader)->schema());
@@ -422,7 +422,7 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
     }
     return code;
   };
-  auto apply_batch = [&](change::ChangeBatch batch) -> Status {
+  auto apply_batch = [&](const change::ChangeBatch& batch) -> Status {
     auto result = applier.Apply(batch);
     if (!result.ok()) {
       std::string files = FilesOf(batch);
@@ -447,7 +447,7 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
     while (true) {
       auto next = readers[i]->Next();
       if (!next.ok()) {
-        Status s = next.status();
+        const Status& s = next.status();
         return fail_after(s.message().find(file) == std::string::npos ? s.WithContext(file) : s);
       }
       if (!next->has_value()) break;
