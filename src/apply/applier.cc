@@ -272,14 +272,19 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
   std::vector<bool> old_matched(old_rows.size(), false);
   work.new_state.locations.assign(new_rows.size(), RowLocation{});
   std::vector<size_t> fresh;
+  // Rows that stay are found by their start (unique among a key's versions; SCD1 has one row).
+  std::unordered_map<std::string_view, std::vector<size_t>> old_by_start;
+  for (size_t i = 0; i < old_rows.size(); ++i) old_by_start[old_rows[i].start].push_back(i);
   for (size_t j = 0; j < new_rows.size(); ++j) {
     bool found = false;
-    for (size_t i = 0; i < old_rows.size(); ++i) {
-      if (!old_matched[i] && old_rows[i] == new_rows[j]) {
-        old_matched[i] = true;
-        work.new_state.locations[j] = work.old_state.locations[i];
-        found = true;
-        break;
+    if (auto it = old_by_start.find(new_rows[j].start); it != old_by_start.end()) {
+      for (size_t i : it->second) {
+        if (!old_matched[i] && old_rows[i] == new_rows[j]) {
+          old_matched[i] = true;
+          work.new_state.locations[j] = work.old_state.locations[i];
+          found = true;
+          break;
+        }
       }
     }
     if (!found) fresh.push_back(j);
@@ -290,15 +295,17 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
   }
   // Pair rows that changed: same version start (SCD2) or the key's one row (SCD1).
   std::set<size_t> paired_fresh, paired_gone;
+  std::unordered_map<std::string_view, std::vector<size_t>> fresh_by_start;
+  for (size_t f : fresh) fresh_by_start[new_rows[f].start].push_back(f);
   for (size_t g : gone) {
-    for (size_t f : fresh) {
+    auto it = fresh_by_start.find(old_rows[g].start);
+    if (it == fresh_by_start.end()) continue;
+    for (size_t f : it->second) {
       if (paired_fresh.count(f)) continue;
-      if (old_rows[g].start == new_rows[f].start) {
-        paired_fresh.insert(f);
-        paired_gone.insert(g);
-        rows.AddChange(old_rows[g], new_rows[f]);
-        break;
-      }
+      paired_fresh.insert(f);
+      paired_gone.insert(g);
+      rows.AddChange(old_rows[g], new_rows[f]);
+      break;
     }
   }
   for (size_t g : gone) {

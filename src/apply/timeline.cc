@@ -57,7 +57,6 @@ InsertOutcome InsertEvent(const TimelineSettings& settings, StoredEvent event, K
   }
   auto it = std::lower_bound(events.begin(), events.end(), event.seq,
                              [](const StoredEvent& e, const std::string& s) { return e.seq < s; });
-  std::vector<StoredEvent> before = events;
   if (it != events.end() && it->seq == event.seq) {
     if (it->SameEvent(event)) {
       out.duplicate = true;
@@ -67,10 +66,16 @@ InsertOutcome InsertEvent(const TimelineSettings& settings, StoredEvent event, K
     if (event < *it) return out;  // the tie's loser
     *it = std::move(event);
   } else {
+    // SCD1 keeps nothing from before its last delete (the first kept event, if a delete):
+    // an event older than that delete changes nothing.
+    if (settings.scd_type == ScdType::kType1 && !events.empty() &&
+        events.front().kind == EventKind::kDelete && event.seq < events.front().seq) {
+      return out;
+    }
     events.insert(it, std::move(event));
   }
   if (settings.scd_type == ScdType::kType1) CompactType1(settings, state);
-  out.changed = !(events == before);
+  out.changed = true;
   return out;
 }
 
