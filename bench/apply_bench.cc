@@ -1,16 +1,20 @@
 // apply_bench: the apply engine's cost per batch as a target grows. Loads a target of N rows,
 // then applies batches of changes (70% updates, 20% inserts, 10% deletes over Zipf-skewed
 // keys), re-applies the last batch (which must change nothing), and prints one JSON line per
-// measurement plus the process's peak RSS. Changes come from memory, or from CSV / JSON Lines
-// files read by the change-file reader (the files are written before the clock starts).
+// measurement plus the peak RSS (of the load, and since the load). Changes come from memory,
+// or from CSV / JSON Lines files read by the change-file reader (the files are written before
+// the clock starts). --write-csv also writes the workload (load.csv, then batch-<n>.csv) for a
+// peer, untimed.
 //
 //   apply_bench --dir DIR --rows N [--batch 100000] [--batches 5] [--scd 1|2]
-//               [--source memory|csv|jsonl] [--load-batch 1000000] [--seed 1]
+//               [--source memory|csv|jsonl] [--load-batch 250000] [--seed 1]
+//               [--write-csv OUT_DIR]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -36,8 +40,9 @@ struct Args {
   int batches = 5;
   int scd = 1;
   std::string source = "memory";
-  int64_t load_batch = 1'000'000;
+  int64_t load_batch = 250'000;
   uint64_t seed = 1;
+  std::string write_csv;
 };
 
 Args Parse(int argc, char** argv) {
@@ -60,6 +65,8 @@ Args Parse(int argc, char** argv) {
       a.load_batch = std::stoll(v);
     else if (k == "--seed")
       a.seed = std::stoull(v);
+    else if (k == "--write-csv")
+      a.write_csv = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       std::exit(2);
@@ -125,11 +132,21 @@ void AppendChange(cdclake::data::RecordBatch& b, int64_t id, int64_t seq, const 
                Value::Int(seq)});
 }
 
-int64_t PeakRssKb() {
+// Resets the peak RSS to the current RSS (Linux's clear_refs); false where that is not allowed.
+bool ResetPeakRss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.close();
+  return static_cast<bool>(clear);
+}
+
+// A memory line of /proc/self/status in MB ("VmHWM:" the peak RSS, "VmRSS:" the RSS); -1 if none.
+double StatusMb(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+    if (line.rfind(field, 0) == 0)
+      return static_cast<double>(std::stoll(line.substr(field.size()))) / 1024.0;
   }
   return -1;
 }
@@ -138,34 +155,45 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-// Writes `rows` as CSV or JSON Lines (the cli's formats) and returns the path.
-std::string WriteChangeFile(const std::string& dir, int n, const cdclake::data::RecordBatch& rows,
-                            bool csv) {
-  std::string path = dir + "/changes-" + std::to_string(n) + (csv ? ".csv" : ".jsonl");
-  std::string out;
+// Appends `rows` to `out` as CSV (with a header line if `header`) or JSON Lines (the cli's
+// formats), in pieces of about 1 MB so that a large batch does not raise the peak RSS.
+void AppendChangeRows(std::ofstream& out, const cdclake::data::RecordBatch& rows, bool csv,
+                      bool header) {
+  std::string text;
   const auto& schema = rows.schema();
-  if (csv) {
-    for (size_t c = 0; c < schema.num_fields(); ++c) out += (c ? "," : "") + schema.field(c).name;
-    out += "\n";
+  if (csv && header) {
+    for (size_t c = 0; c < schema.num_fields(); ++c) text += (c ? "," : "") + schema.field(c).name;
+    text += "\n";
   }
   for (int64_t r = 0; r < rows.num_rows(); ++r) {
-    if (!csv) out += "{";
+    if (!csv) text += "{";
     for (size_t c = 0; c < schema.num_fields(); ++c) {
       Value v = rows.column(c).GetValue(r);
+      if (c) text += ",";
       if (csv) {
-        if (c) out += ",";
-        out += cdclake::data::CsvField(v, *schema.field(c).type);
+        text += cdclake::data::CsvField(v, *schema.field(c).type);
       } else {
-        if (c) out += ",";
-        cdclake::data::AppendJsonString(schema.field(c).name, &out);
-        out += ":";
-        cdclake::data::AppendValueJson(v, *schema.field(c).type, &out);
+        cdclake::data::AppendJsonString(schema.field(c).name, &text);
+        text += ":";
+        cdclake::data::AppendValueJson(v, *schema.field(c).type, &text);
       }
     }
-    out += csv ? "\n" : "}\n";
+    text += csv ? "\n" : "}\n";
+    if (text.size() > (1 << 20)) {
+      out << text;
+      text.clear();
+    }
   }
-  std::ofstream(path, std::ios::binary) << out;
-  return path;
+  out << text;
+}
+
+// Writes `rows` to `path` as CSV or JSON Lines; false if the file could not be written.
+bool WriteChangeFile(const std::string& path, const cdclake::data::RecordBatch& rows, bool csv) {
+  std::ofstream out(path, std::ios::binary);
+  AppendChangeRows(out, rows, csv, true);
+  out.close();
+  if (!out) std::fprintf(stderr, "cannot write %s\n", path.c_str());
+  return static_cast<bool>(out);
 }
 
 }  // namespace
@@ -193,13 +221,29 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(args.seed);
   int64_t seq = 1;
 
-  // Load.
+  // Load. The peer's copy of the workload is written outside the timed spans.
+  std::ofstream load_csv;
+  if (!args.write_csv.empty()) {
+    std::error_code ignored;
+    std::filesystem::create_directories(args.write_csv, ignored);
+    load_csv.open(args.write_csv + "/load.csv", std::ios::binary);
+    if (!load_csv.is_open()) {
+      std::fprintf(stderr, "cannot write %s/load.csv\n", args.write_csv.c_str());
+      return 1;
+    }
+  }
+  double write_s = 0;
   auto start = std::chrono::steady_clock::now();
   for (int64_t done = 0; done < args.rows;) {
     int64_t n = std::min(args.load_batch, args.rows - done);
     cdclake::change::ChangeBatch batch;
     batch.rows = cdclake::data::RecordBatch(SourceSchema());
     for (int64_t i = 0; i < n; ++i) AppendChange(batch.rows, done + i, seq, "c", rng);
+    if (load_csv.is_open()) {
+      auto w0 = std::chrono::steady_clock::now();
+      AppendChangeRows(load_csv, batch.rows, true, done == 0);
+      write_s += Seconds(w0);
+    }
     auto r = applier.Apply(batch);
     if (!r.ok()) {
       std::fprintf(stderr, "load: %s\n", r.status().ToString().c_str());
@@ -208,10 +252,24 @@ int main(int argc, char** argv) {
     done += n;
   }
   ++seq;
-  double load_s = Seconds(start);
+  double load_s = Seconds(start) - write_s;
+  if (load_csv.is_open()) {
+    load_csv.close();
+    if (!load_csv) {
+      std::fprintf(stderr, "cannot write %s/load.csv\n", args.write_csv.c_str());
+      return 1;
+    }
+  }
+  // The load's peak (its batches of --load-batch rows) apart from the change batches' peak.
+  // The allocator may keep what the load freed, so the batches' peak starts at the RSS here.
+  double load_peak_mb = StatusMb("VmHWM:");
+  double rss_after_load_mb = StatusMb("VmRSS:");
+  bool peak_reset = ResetPeakRss();
   std::printf(
-      "{\"phase\":\"load\",\"scd\":%d,\"rows\":%lld,\"seconds\":%.3f,\"rows_per_s\":%.0f}\n",
-      args.scd, static_cast<long long>(args.rows), load_s, static_cast<double>(args.rows) / load_s);
+      "{\"engine\":\"cdclake\",\"phase\":\"load\",\"scd\":%d,\"rows\":%lld,\"source\":\"%s\","
+      "\"seconds\":%.3f,\"rows_per_s\":%.0f,\"peak_rss_mb\":%.1f,\"rss_after_mb\":%.1f}\n",
+      args.scd, static_cast<long long>(args.rows), args.source.c_str(), load_s,
+      static_cast<double>(args.rows) / load_s, load_peak_mb, rss_after_load_mb);
   std::fflush(stdout);
 
   // Change batches.
@@ -231,9 +289,15 @@ int main(int argc, char** argv) {
         AppendChange(batch.rows, zipf.Next(rng), seq++, "d", rng);
       }
     }
+    if (!args.write_csv.empty() &&
+        !WriteChangeFile(args.write_csv + "/batch-" + std::to_string(b) + ".csv", batch.rows, true))
+      return 1;
     std::string file;
-    if (args.source != "memory")
-      file = WriteChangeFile(args.dir, b, batch.rows, args.source == "csv");
+    if (args.source != "memory") {
+      bool csv = args.source == "csv";
+      file = args.dir + "/changes-" + std::to_string(b) + (csv ? ".csv" : ".jsonl");
+      if (!WriteChangeFile(file, batch.rows, csv)) return 1;
+    }
     auto t0 = std::chrono::steady_clock::now();
     cdclake::change::ChangeBatch input;
     if (file.empty()) {
@@ -265,7 +329,8 @@ int main(int argc, char** argv) {
     double total_s = Seconds(t0);
     const auto& c = r->counts;
     std::printf(
-        "{\"phase\":\"batch\",\"scd\":%d,\"rows\":%lld,\"source\":\"%s\",\"batch\":%d,"
+        "{\"engine\":\"cdclake\",\"phase\":\"batch\",\"scd\":%d,\"rows\":%lld,\"source\":\"%s\","
+        "\"batch\":%d,"
         "\"events\":%lld,\"ms\":%.1f,\"read_ms\":%.1f,\"events_per_s\":%.0f,\"applied\":%lld,"
         "\"discarded\":%lld,\"inserted\":%lld,\"updated\":%lld,\"deleted\":%lld}\n",
         args.scd, static_cast<long long>(args.rows), args.source.c_str(), b,
@@ -284,10 +349,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "replay: %s\n", r.status().ToString().c_str());
     return 1;
   }
-  std::printf("{\"phase\":\"noop\",\"scd\":%d,\"rows\":%lld,\"ms\":%.1f,\"version_written\":%s}\n",
-              args.scd, static_cast<long long>(args.rows), Seconds(t0) * 1000,
-              r->version ? "true" : "false");
-  std::printf("{\"phase\":\"memory\",\"scd\":%d,\"rows\":%lld,\"peak_rss_mb\":%.1f}\n", args.scd,
-              static_cast<long long>(args.rows), static_cast<double>(PeakRssKb()) / 1024.0);
+  double noop_ms = Seconds(t0) * 1000;
+  std::printf(
+      "{\"engine\":\"cdclake\",\"phase\":\"noop\",\"scd\":%d,\"rows\":%lld,\"source\":\"%s\","
+      "\"ms\":%.1f,\"applied\":%lld,\"version_written\":%s}\n",
+      args.scd, static_cast<long long>(args.rows), args.source.c_str(), noop_ms,
+      static_cast<long long>(r->counts.applied), r->version ? "true" : "false");
+  std::printf(
+      "{\"engine\":\"cdclake\",\"phase\":\"memory\",\"scd\":%d,\"rows\":%lld,\"source\":\"%s\","
+      "\"peak_rss_mb\":%.1f,\"load_peak_rss_mb\":%.1f,\"since_load\":%s}\n",
+      args.scd, static_cast<long long>(args.rows), args.source.c_str(), StatusMb("VmHWM:"),
+      load_peak_mb, peak_reset ? "true" : "false");
   return 0;
 }
