@@ -433,7 +433,7 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
       e.event.processed_ms = now;
     } else {
       e.event.kind = EventKind::kUpsert;
-      e.event.values = layout_.EncodeRowValues(rows, r);
+      e.event.values = layout_.EncodeRowValues(rows, batch.unchanged, r, &e.event.partial);
     }
     events.push_back(std::move(e));
   }

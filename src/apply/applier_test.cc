@@ -358,6 +358,45 @@ TEST_F(ApplierTest, ChangeDataFeedDescribesEachBatch) {
   }
 }
 
+// A batch whose `name` cells are marked unchanged where `keep` is set (PostgreSQL TOAST).
+change::ChangeBatch WithUnchangedNames(const std::vector<Row>& rows, const std::vector<int>& keep) {
+  change::ChangeBatch batch = Batch(rows);
+  batch.unchanged.assign(batch.rows.num_columns(), {});
+  batch.unchanged[1].assign(rows.size(), 0);
+  for (int r : keep) batch.unchanged[1][r] = 1;
+  return batch;
+}
+
+TEST_F(ApplierTest, UnchangedCellsKeepTheTargetsValue) {
+  for (ScdType scd : {ScdType::kType1, ScdType::kType2}) {
+    std::string target = target_ + (scd == ScdType::kType1 ? "_1" : "_2");
+    auto applier = Open(Flow(target, scd));
+    Apply(*applier, {{1, "a", "U", 1}, {2, "b", "U", 1}});
+    // Key 1: an update that leaves name unchanged, then a late one between (also unchanged).
+    // Key 3: no row yet, so an unchanged cell is NULL.
+    auto r = applier->Apply(
+        WithUnchangedNames({{1, std::nullopt, "U", 5}, {3, std::nullopt, "U", 5}}, {0, 1}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    auto late =
+        applier->Apply(WithUnchangedNames({{1, "z", "U", 3}, {1, std::nullopt, "U", 4}}, {1}));
+    ASSERT_TRUE(late.ok()) << late.status().ToString();
+    std::vector<std::string> rows = TableRows(fs_, target);
+    if (scd == ScdType::kType1) {
+      // In sequence order: a@1, z@3, (unchanged)@4, (unchanged)@5 -> z.
+      EXPECT_EQ(rows, (std::vector<std::string>{"1,z", "2,b", "3,"}));
+    } else {
+      // Versions: a [1,3), z [3,∞): the unchanged updates at 4 and 5 change nothing tracked.
+      EXPECT_EQ(rows, (std::vector<std::string>{"1,a,1,3", "1,z,3,", "2,b,1,", "3,,5,"}));
+    }
+    // Restart and a lost index give the same answer for the next change.
+    applier.reset();
+    std::filesystem::remove_all(IndexDir(target));
+    applier = Open(Flow(target, scd));
+    ASSERT_TRUE(applier->Apply(WithUnchangedNames({{1, std::nullopt, "U", 6}}, {0})).ok());
+    EXPECT_EQ(TableRows(fs_, target), rows);
+  }
+}
+
 TEST_F(ApplierTest, TruncateRemovesOlderRowsOnly) {  // SEMANTICS §3
   FlowDefinition flow = Flow(target_);
   flow.truncate_when =

@@ -7,6 +7,7 @@ namespace cdclake::apply {
 namespace {
 
 constexpr uint8_t kFormatVersion = 2;
+constexpr uint8_t kPartialBit = 0x10;
 
 void AppendString(std::string* out, std::string_view s) {
   AppendVarint(out, s.size());
@@ -33,7 +34,7 @@ std::string SerializeKeyState(const KeyState& state) {
   AppendVarint(&out, state.events.size());
   for (const auto& e : state.events) {
     AppendString(&out, e.seq);
-    out.push_back(static_cast<char>(e.kind));
+    out.push_back(static_cast<char>(static_cast<uint8_t>(e.kind) | (e.partial ? kPartialBit : 0)));
     AppendString(&out, e.values);
     AppendVarint(&out, static_cast<uint64_t>(e.processed_ms));
   }
@@ -59,6 +60,8 @@ Result<KeyState> ParseKeyState(std::string_view bytes) {
   for (auto& e : state.events) {
     CDCLAKE_ASSIGN_OR_RETURN(e.seq, ReadString(&in));
     CDCLAKE_ASSIGN_OR_RETURN(uint8_t kind, in.ReadByte());
+    e.partial = (kind & kPartialBit) != 0;
+    kind &= static_cast<uint8_t>(~kPartialBit);
     if (kind > 1) return Status::Corrupt("key index entry: bad event kind");
     e.kind = static_cast<EventKind>(kind);
     CDCLAKE_ASSIGN_OR_RETURN(e.values, ReadString(&in));

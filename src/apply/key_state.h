@@ -19,6 +19,7 @@ struct StoredEvent {
   EventKind kind = EventKind::kUpsert;
   std::string values;        // upserts: varint column count + ordered encoding of the columns
   int64_t processed_ms = 0;  // deletes: processing time of the tombstone (for expiry)
+  bool partial = false;      // upserts: some cells are unchanged (kUnchangedCell in `values`)
 
   /// The engine's total order of a key's events: sequence, then kind, then content.
   bool operator<(const StoredEvent& o) const;

@@ -146,12 +146,24 @@ std::string TargetLayout::EncodeSequence(const data::RecordBatch& rows, int64_t 
   return out;
 }
 
-std::string TargetLayout::EncodeRowValues(const data::RecordBatch& rows, int64_t r) const {
+std::string TargetLayout::EncodeRowValues(const data::RecordBatch& rows,
+                                          const std::vector<std::vector<uint8_t>>& unchanged,
+                                          int64_t r, bool* partial) const {
   std::vector<Value> values(row_types_.size());
+  std::vector<uint8_t> kept;
+  *partial = false;
   for (size_t i = 0; i < row_types_.size(); ++i) {
-    if (row_to_source_[i] >= 0) values[i] = rows.column(row_to_source_[i]).GetValue(r);
+    int s = row_to_source_[i];
+    if (s < 0) continue;
+    if (static_cast<size_t>(s) < unchanged.size() && !unchanged[s].empty() && unchanged[s][r]) {
+      if (!*partial) kept.assign(row_types_.size(), 0);
+      kept[i] = 1;
+      *partial = true;
+      continue;
+    }
+    values[i] = rows.column(s).GetValue(r);
   }
-  return EncodeValues(values, row_types_);
+  return EncodeValues(values, row_types_, *partial ? &kept : nullptr);
 }
 
 Result<std::vector<Value>> TargetLayout::TargetValues(const FoldedRow& row) const {

@@ -31,7 +31,11 @@ class TargetLayout {
   /// works), sequence, and row-column values (stored-event form, timeline.h).
   std::string EncodeKey(const data::RecordBatch& rows, int64_t r) const;
   std::string EncodeSequence(const data::RecordBatch& rows, int64_t r) const;
-  std::string EncodeRowValues(const data::RecordBatch& rows, int64_t r) const;
+  /// `unchanged` is the batch's ChangeBatch::unchanged (by source column; may be empty);
+  /// `*partial` is set when a selected cell of row `r` is marked unchanged.
+  std::string EncodeRowValues(const data::RecordBatch& rows,
+                              const std::vector<std::vector<uint8_t>>& unchanged, int64_t r,
+                              bool* partial) const;
 
   /// A folded row as the target's values, in the target's column order.
   Result<std::vector<data::Value>> TargetValues(const FoldedRow& row) const;

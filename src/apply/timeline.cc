@@ -22,8 +22,8 @@ void CompactType1(const TimelineSettings& settings, KeyState* state) {
     }
   }
   if (events.size() <= 1) return;
-  if (!settings.AnyIgnoreNull()) {
-    // Every upsert writes every column: only the last event matters.
+  if (!settings.AnyIgnoreNull() && !events.back().partial) {
+    // The last event writes every column (or is a delete): only it matters.
     events.erase(events.begin(), events.end() - 1);
     return;
   }
@@ -41,7 +41,8 @@ bool TimelineSettings::AnyIgnoreNull() const {
 InsertOutcome InsertEvent(const TimelineSettings& settings, StoredEvent event, KeyState* state) {
   InsertOutcome out;
   auto& events = state->events;
-  if (settings.scd_type == ScdType::kType1 && !settings.AnyIgnoreNull() && events.size() == 1) {
+  if (settings.scd_type == ScdType::kType1 && !settings.AnyIgnoreNull() && events.size() == 1 &&
+      !event.partial && !events[0].partial) {
     // The common case: SCD1 keeps one event; the later one in the total order wins.
     StoredEvent& current = events[0];
     if (current.SameEvent(event)) {
@@ -104,8 +105,10 @@ Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyS
       open.reset();
       continue;
     }
-    CDCLAKE_ASSIGN_OR_RETURN(std::vector<Value> values,
-                             DecodeValues(e.values, settings.column_types));
+    std::vector<uint8_t> unchanged;
+    CDCLAKE_ASSIGN_OR_RETURN(
+        std::vector<Value> values,
+        DecodeValues(e.values, settings.column_types, e.partial ? &unchanged : nullptr));
     if (!open) {
       // SCD1 rows carry no bounds, so an upsert that changes no value changes no row.
       std::string start = settings.scd_type == ScdType::kType2 ? e.seq : std::string();
@@ -115,7 +118,8 @@ Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyS
     }
     std::vector<Value>& current = rows[*open].values;
     for (size_t c = 0; c < values.size(); ++c) {
-      if (settings.ignore_null[c] && values[c].is_null()) values[c] = current[c];
+      bool keep = settings.ignore_null[c] && values[c].is_null();
+      if (keep || (e.partial && unchanged[c])) values[c] = current[c];
     }
     if (settings.scd_type == ScdType::kType1) {
       current = std::move(values);
@@ -136,16 +140,23 @@ Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyS
   return rows;
 }
 
-std::string EncodeValues(const std::vector<Value>& values,
-                         const std::vector<data::TypePtr>& types) {
+std::string EncodeValues(const std::vector<Value>& values, const std::vector<data::TypePtr>& types,
+                         const std::vector<uint8_t>* unchanged) {
   std::string out;
   AppendVarint(&out, values.size());
-  for (size_t i = 0; i < values.size(); ++i) change::AppendOrdered(values[i], *types[i], &out);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (unchanged && (*unchanged)[i]) {
+      out.push_back(kUnchangedCell);
+      continue;
+    }
+    change::AppendOrdered(values[i], *types[i], &out);
+  }
   return out;
 }
 
 Result<std::vector<Value>> DecodeValues(std::string_view bytes,
-                                        const std::vector<data::TypePtr>& types) {
+                                        const std::vector<data::TypePtr>& types,
+                                        std::vector<uint8_t>* unchanged) {
   ByteReader reader(bytes);
   CDCLAKE_ASSIGN_OR_RETURN(uint64_t count, reader.ReadVarint());
   if (count > types.size()) {
@@ -154,7 +165,13 @@ Result<std::vector<Value>> DecodeValues(std::string_view bytes,
   }
   std::string_view in = bytes.substr(reader.position());
   std::vector<Value> values(types.size());
+  if (unchanged) unchanged->assign(types.size(), 0);
   for (size_t i = 0; i < count; ++i) {
+    if (!in.empty() && in[0] == kUnchangedCell) {
+      in.remove_prefix(1);
+      if (unchanged) (*unchanged)[i] = 1;
+      continue;
+    }
     CDCLAKE_ASSIGN_OR_RETURN(values[i], change::ReadOrdered(&in, *types[i]));
   }
   if (!in.empty()) return Status::Corrupt("stored event: trailing bytes");

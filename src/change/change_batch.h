@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct ChangeBatch {
   std::vector<SourcePosition> positions;
   std::vector<std::string> raw;
   std::vector<RejectedRecord> rejected;
+  /// Cells the source marks as unchanged (PostgreSQL's TOAST placeholder): when not empty,
+  /// unchanged[c][r] != 0 means row r leaves column c as the target has it (the cell itself
+  /// holds NULL). Empty when the source marks nothing.
+  std::vector<std::vector<uint8_t>> unchanged;
 
   /// Records read: rows plus rejected records.
   int64_t num_records() const { return rows.num_rows() + static_cast<int64_t>(rejected.size()); }
