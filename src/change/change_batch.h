@@ -2,8 +2,8 @@
 // came from, and the input that could not be decoded.
 #pragma once
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
