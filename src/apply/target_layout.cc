@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "base/bytes.h"
 #include "change/ordered_encoding.h"
 #include "data/value_format.h"
 #include "delta/type_widening.h"
@@ -127,7 +128,7 @@ std::string TargetLayout::EncodeKey(const data::RecordBatch& rows, int64_t r) co
   std::string out;
   for (size_t i = 0; i < keys_.size(); ++i) {
     int c = rows.schema().FieldIndex(keys_[i]);
-    change::AppendOrdered(rows.column(c).GetValue(r), *key_types_[i], &out);
+    change::AppendOrderedCell(rows.column(c), r, *key_types_[i], &out);
   }
   return out;
 }
@@ -137,33 +138,36 @@ std::string TargetLayout::EncodeSequence(const data::RecordBatch& rows, int64_t 
   if (sequence_type_->id() == TypeId::kStruct) {
     out.push_back(0x01);  // a non-NULL struct, as AppendOrdered spells it
     for (size_t i = 0; i < source_sequence_.size(); ++i) {
-      change::AppendOrdered(rows.column(source_sequence_[i]).GetValue(r),
-                            *sequence_type_->fields()[i].type, &out);
+      change::AppendOrderedCell(rows.column(source_sequence_[i]), r,
+                                *sequence_type_->fields()[i].type, &out);
     }
     return out;
   }
-  change::AppendOrdered(rows.column(source_sequence_[0]).GetValue(r), *sequence_type_, &out);
+  change::AppendOrderedCell(rows.column(source_sequence_[0]), r, *sequence_type_, &out);
   return out;
 }
 
 std::string TargetLayout::EncodeRowValues(const data::RecordBatch& rows,
                                           const std::vector<std::vector<uint8_t>>& unchanged,
                                           int64_t r, bool* partial) const {
-  std::vector<Value> values(row_types_.size());
-  std::vector<uint8_t> kept;
+  // The EncodeValues form, written cell by cell straight from the columns.
+  std::string out;
+  AppendVarint(&out, row_types_.size());
   *partial = false;
   for (size_t i = 0; i < row_types_.size(); ++i) {
     int s = row_to_source_[i];
-    if (s < 0) continue;
+    if (s < 0) {
+      change::AppendOrdered(Value::Null(), *row_types_[i], &out);
+      continue;
+    }
     if (static_cast<size_t>(s) < unchanged.size() && !unchanged[s].empty() && unchanged[s][r]) {
-      if (!*partial) kept.assign(row_types_.size(), 0);
-      kept[i] = 1;
+      out.push_back(kUnchangedCell);
       *partial = true;
       continue;
     }
-    values[i] = rows.column(s).GetValue(r);
+    change::AppendOrderedCell(rows.column(s), r, *row_types_[i], &out);
   }
-  return EncodeValues(values, row_types_, *partial ? &kept : nullptr);
+  return out;
 }
 
 Result<std::vector<Value>> TargetLayout::TargetValues(const FoldedRow& row) const {

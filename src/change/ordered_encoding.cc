@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "data/column.h"
+
 namespace cdclake::change {
 namespace {
 
@@ -46,10 +48,29 @@ double DoubleFromKey(uint64_t key) {
   return d;
 }
 
+void AppendIntKey(int64_t v, std::string* out) {
+  AppendBigEndian64(static_cast<uint64_t>(v) ^ (uint64_t{1} << 63), out);
+}
+
+void AppendDecimalKey(data::Int128 v, std::string* out) {
+  auto u = static_cast<unsigned __int128>(v) ^ (static_cast<unsigned __int128>(1) << 127);
+  AppendBigEndian64(static_cast<uint64_t>(u >> 64), out);
+  AppendBigEndian64(static_cast<uint64_t>(u), out);
+}
+
+void AppendBytesKey(std::string_view bytes, std::string* out) {
+  for (char c : bytes) {
+    out->push_back(c);
+    if (c == 0) out->push_back(static_cast<char>(0xFF));
+  }
+  out->push_back(0);
+  out->push_back(0);
+}
+
 void AppendPayload(const Value& value, const DataType& type, std::string* out) {
   TypeId id = type.id();
   if (IsIntegerLike(id)) {
-    AppendBigEndian64(static_cast<uint64_t>(value.int_value()) ^ (uint64_t{1} << 63), out);
+    AppendIntKey(value.int_value(), out);
     return;
   }
   switch (id) {
@@ -60,21 +81,12 @@ void AppendPayload(const Value& value, const DataType& type, std::string* out) {
     case TypeId::kDouble:
       AppendBigEndian64(DoubleKey(value.double_value()), out);
       return;
-    case TypeId::kDecimal: {
-      auto u = static_cast<unsigned __int128>(value.decimal_value()) ^
-               (static_cast<unsigned __int128>(1) << 127);
-      AppendBigEndian64(static_cast<uint64_t>(u >> 64), out);
-      AppendBigEndian64(static_cast<uint64_t>(u), out);
+    case TypeId::kDecimal:
+      AppendDecimalKey(value.decimal_value(), out);
       return;
-    }
     case TypeId::kString:
     case TypeId::kBinary:
-      for (char c : value.bytes()) {
-        out->push_back(c);
-        if (c == 0) out->push_back(static_cast<char>(0xFF));
-      }
-      out->push_back(0);
-      out->push_back(0);
+      AppendBytesKey(value.bytes(), out);
       return;
     case TypeId::kStruct: {
       const auto& fields = type.fields();
@@ -199,6 +211,48 @@ void AppendOrdered(const Value& value, const DataType& type, std::string* out) {
   }
   out->push_back(kPresent);
   AppendPayload(value, type, out);
+}
+
+void AppendOrderedCell(const data::Column& column, int64_t row, const DataType& type,
+                       std::string* out) {
+  if (column.IsNull(row)) {
+    out->push_back(kNull);
+    return;
+  }
+  switch (column.type()->id()) {
+    case TypeId::kInt8:
+      out->push_back(kPresent);
+      AppendIntKey(column.ValueAt<int8_t>(row), out);
+      return;
+    case TypeId::kInt16:
+      out->push_back(kPresent);
+      AppendIntKey(column.ValueAt<int16_t>(row), out);
+      return;
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      out->push_back(kPresent);
+      AppendIntKey(column.ValueAt<int32_t>(row), out);
+      return;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      out->push_back(kPresent);
+      AppendIntKey(column.ValueAt<int64_t>(row), out);
+      return;
+    case TypeId::kString:
+    case TypeId::kBinary:
+      out->push_back(kPresent);
+      AppendBytesKey(column.StringAt(row), out);
+      return;
+    case TypeId::kDecimal:
+      if (type.id() != TypeId::kDecimal) break;
+      out->push_back(kPresent);
+      AppendDecimalKey(column.ValueAt<data::Int128>(row), out);
+      return;
+    default:
+      break;
+  }
+  AppendOrdered(column.GetValue(row), type, out);
 }
 
 std::string EncodeOrdered(const std::vector<Value>& values,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "data/column.h"
 #include "data/data_type.h"
 #include "data/value.h"
 
@@ -18,6 +19,12 @@ namespace cdclake::change {
 /// column); strings and binary bytewise; structs field by field; lists element by element
 /// (a prefix sorts first); maps as lists of entries.
 void AppendOrdered(const data::Value& value, const data::DataType& type, std::string* out);
+
+/// AppendOrdered of `column`'s value at `row`, without building a Value for primitive
+/// columns. `type` is the type the value is encoded as (the column's, or a wider one of the same
+/// encoding: any integer width, float as double).
+void AppendOrderedCell(const data::Column& column, int64_t row, const data::DataType& type,
+                       std::string* out);
 
 /// The encoding of a tuple of values, one per type.
 std::string EncodeOrdered(const std::vector<data::Value>& values,

@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 
+#include "data/column.h"
 #include "data/value_compare.h"
 
 namespace cdclake::change {
@@ -95,6 +96,49 @@ TEST(OrderedEncoding, RandomIntegerTuplesSortLikeTuples) {
     int c = data::CompareForSort(rows[i - 1].first[0], rows[i].first[0], *types[0]);
     if (c == 0) c = data::CompareForSort(rows[i - 1].first[1], rows[i].first[1], *types[1]);
     EXPECT_LE(c, 0);
+  }
+}
+
+TEST(OrderedEncoding, CellsEncodeLikeTheirValues) {
+  std::vector<TypePtr> types = {DataType::Int8(),   DataType::Int16(),        DataType::Int32(),
+                                DataType::Int64(),  DataType::Date(),         DataType::Timestamp(),
+                                DataType::String(), DataType::Decimal(20, 3), DataType::Double(),
+                                DataType::Boolean()};
+  std::mt19937_64 rng(11);
+  for (const TypePtr& type : types) {
+    data::Column column(type);
+    for (int i = 0; i < 50; ++i) {
+      if (i % 7 == 0) {
+        column.AppendNull();
+        continue;
+      }
+      int64_t n = static_cast<int64_t>(rng() % 200) - 100;
+      switch (type->id()) {
+        case data::TypeId::kString:
+          column.AppendValue(Value::Bytes(std::string(static_cast<size_t>(rng() % 20), 'a')));
+          break;
+        case data::TypeId::kDecimal:
+          column.AppendValue(Value::Decimal(n * 1000003));
+          break;
+        case data::TypeId::kDouble:
+          column.AppendValue(Value::Double(static_cast<double>(n) / 3));
+          break;
+        case data::TypeId::kBoolean:
+          column.AppendValue(Value::Bool(n > 0));
+          break;
+        default:
+          column.AppendValue(Value::Int(n));
+      }
+    }
+    // Encoded as the column's type, and (integers) as a wider one: the same bytes.
+    for (const TypePtr& as : {type, type->id() == data::TypeId::kInt8 ? DataType::Int64() : type}) {
+      for (int64_t r = 0; r < column.length(); ++r) {
+        std::string cell, value;
+        AppendOrderedCell(column, r, *as, &cell);
+        AppendOrdered(column.GetValue(r), *as, &value);
+        EXPECT_EQ(cell, value) << type->ToString() << " row " << r;
+      }
+    }
   }
 }
 
