@@ -36,6 +36,9 @@ class KeyIndex {
   /// crash either all or none of it is visible.
   virtual Status Write(const IndexWriteBatch& batch) = 0;
 
+  /// Whether Get and MultiGet may run on several threads at once (with no writer).
+  virtual bool SupportsConcurrentReads() const { return false; }
+
   /// Calls `visit(key, value)` for every entry whose key starts with `prefix`, in key order;
   /// stops early when visit returns false.
   virtual Status Scan(std::string_view prefix,

@@ -131,6 +131,8 @@ class RocksKeyIndex final : public KeyIndex {
     (void)db_->Close();
   }
 
+  bool SupportsConcurrentReads() const override { return true; }
+
   Result<std::optional<std::string>> Get(std::string_view key) override {
     std::string value;
     rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), ToSlice(key), &value);
