@@ -397,6 +397,17 @@ TEST_F(ApplierTest, UnchangedCellsKeepTheTargetsValue) {
   }
 }
 
+TEST_F(ApplierTest, UnchangedCellsUseTheirValueWithoutARowAndNeverMarkKeys) {
+  auto applier = Open(Flow(target_));
+  Apply(*applier, {{1, "a", "U", 1}});
+  // Every cell marked unchanged (as SQL Server's update mask can say of the key column too).
+  change::ChangeBatch batch = Batch({{1, "ignored", "U", 2}, {4, "given", "U", 2}});
+  batch.unchanged.assign(batch.rows.num_columns(), std::vector<uint8_t>(2, 1));
+  auto r = applier->Apply(batch);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a", "4,given"}));
+}
+
 TEST_F(ApplierTest, TruncateRemovesOlderRowsOnly) {  // SEMANTICS §3
   FlowDefinition flow = Flow(target_);
   flow.truncate_when =

@@ -76,6 +76,7 @@ Result<TargetLayout> TargetLayout::Make(const FlowDefinition& flow, const data::
     int s = source.FieldIndex(f.name);
     if (s >= 0 && !IsKey(flow, f.name) && !flow.columns.Selects(f.name)) s = -1;
     l.row_to_source_.push_back(s);
+    l.row_is_key_.push_back(IsKey(flow, f.name));
     l.row_types_.push_back(f.type);
   }
   if (flow.scd_type == ScdType::kType2 && (l.start_field_ < 0 || l.end_field_ < 0)) {
@@ -160,10 +161,11 @@ std::string TargetLayout::EncodeRowValues(const data::RecordBatch& rows,
       change::AppendOrdered(Value::Null(), *row_types_[i], &out);
       continue;
     }
-    if (static_cast<size_t>(s) < unchanged.size() && !unchanged[s].empty() && unchanged[s][r]) {
+    // A key is never "unchanged": it names the row.
+    if (!row_is_key_[i] && static_cast<size_t>(s) < unchanged.size() && !unchanged[s].empty() &&
+        unchanged[s][r]) {
       out.push_back(kUnchangedCell);
       *partial = true;
-      continue;
     }
     change::AppendOrderedCell(rows.column(s), r, *row_types_[i], &out);
   }

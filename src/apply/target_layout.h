@@ -52,6 +52,7 @@ class TargetLayout {
   data::Schema target_;
   std::vector<int> row_to_target_;  // target field of each row column
   std::vector<int> row_to_source_;  // source field of each row column, -1 when absent
+  std::vector<bool> row_is_key_;
   std::vector<data::TypePtr> row_types_;
   int start_field_ = -1, end_field_ = -1;
 };

@@ -145,10 +145,7 @@ std::string EncodeValues(const std::vector<Value>& values, const std::vector<dat
   std::string out;
   AppendVarint(&out, values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    if (unchanged && (*unchanged)[i]) {
-      out.push_back(kUnchangedCell);
-      continue;
-    }
+    if (unchanged && (*unchanged)[i]) out.push_back(kUnchangedCell);
     change::AppendOrdered(values[i], *types[i], &out);
   }
   return out;
@@ -170,7 +167,6 @@ Result<std::vector<Value>> DecodeValues(std::string_view bytes,
     if (!in.empty() && in[0] == kUnchangedCell) {
       in.remove_prefix(1);
       if (unchanged) (*unchanged)[i] = 1;
-      continue;
     }
     CDCLAKE_ASSIGN_OR_RETURN(values[i], change::ReadOrdered(&in, *types[i]));
   }

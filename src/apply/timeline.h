@@ -59,14 +59,15 @@ struct FoldedRow {
 Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyState& state);
 
 /// The stored form of a row's values (varint count, then the ordered encoding of each; a
-/// column in `unchanged` (when given, one flag per column) is the single byte kUnchangedCell
-/// instead: the source said it keeps the target's current value).
+/// column in `unchanged` (when given, one flag per column) is preceded by the byte
+/// kUnchangedCell: the source said it keeps the target's current value, and the value given
+/// is used only when the key has no row).
 std::string EncodeValues(const std::vector<data::Value>& values,
                          const std::vector<data::TypePtr>& types,
                          const std::vector<uint8_t>* unchanged = nullptr);
 inline constexpr char kUnchangedCell = 0x02;
-/// Reads values stored by EncodeValues; columns added since are NULL. Unchanged cells read as
-/// NULL and, when `unchanged` is given, are flagged there (one flag per column).
+/// Reads values stored by EncodeValues; columns added since are NULL. Unchanged cells are
+/// flagged in `unchanged` when given (one flag per column).
 Result<std::vector<data::Value>> DecodeValues(std::string_view bytes,
                                               const std::vector<data::TypePtr>& types,
                                               std::vector<uint8_t>* unchanged = nullptr);

@@ -33,9 +33,10 @@ struct ChangeBatch {
   std::vector<SourcePosition> positions;
   std::vector<std::string> raw;
   std::vector<RejectedRecord> rejected;
-  /// Cells the source marks as unchanged (PostgreSQL's TOAST placeholder): when not empty,
-  /// unchanged[c][r] != 0 means row r leaves column c as the target has it (the cell itself
-  /// holds NULL). Empty when the source marks nothing.
+  /// Cells the source marks as unchanged (PostgreSQL's TOAST placeholder, columns outside SQL
+  /// Server's update mask): when not empty, unchanged[c][r] != 0 means row r leaves column c as
+  /// the target has it; the cell's own value (NULL for a placeholder) is used only when the key
+  /// has no row yet. Key columns are never treated as unchanged. Empty when nothing is marked.
   std::vector<std::vector<uint8_t>> unchanged;
 
   /// Records read: rows plus rejected records.
