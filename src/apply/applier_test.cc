@@ -408,6 +408,33 @@ TEST_F(ApplierTest, UnchangedCellsUseTheirValueWithoutARowAndNeverMarkKeys) {
   EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a", "4,given"}));
 }
 
+TEST_F(ApplierTest, AStructColumnCanBeTheSequence) {  // a source position such as Debezium's _seq
+  FlowDefinition flow = Flow(target_);
+  flow.sequence_by = {"pos"};
+  flow.columns = ColumnSelection::Except({"op", "pos"});
+  auto applier = Open(flow);
+  data::TypePtr pos =
+      DataType::Struct({{"commit", DataType::Int64(), true}, {"lsn", DataType::Int64(), true}});
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(data::Schema({{"id", DataType::Int32(), true},
+                                               {"name", DataType::String(), true},
+                                               {"op", DataType::String(), true},
+                                               {"pos", pos, true}}));
+  auto add = [&](int id, const char* name, int64_t commit, std::optional<int64_t> lsn) {
+    batch.rows.AppendRow(
+        {Value::Int(id), Value::Bytes(name), Value::Bytes("U"),
+         Value::Nested({Value::Int(commit), lsn ? Value::Int(*lsn) : Value::Null()})});
+  };
+  add(1, "second", 10, 2);
+  add(1, "first", 10, 1);
+  add(1, "older", 9, 50);
+  add(2, "no lsn", 11, std::nullopt);
+  auto r = applier->Apply(batch);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->counts.quarantined, 1);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,second"}));
+}
+
 TEST_F(ApplierTest, TruncateRemovesOlderRowsOnly) {  // SEMANTICS §3
   FlowDefinition flow = Flow(target_);
   flow.truncate_when =

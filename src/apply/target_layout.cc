@@ -60,6 +60,7 @@ Result<TargetLayout> TargetLayout::Make(const FlowDefinition& flow, const data::
   }
   for (const auto& s : flow.sequence_by) l.source_sequence_.push_back(source.FieldIndex(s));
   l.sequence_names_ = flow.sequence_by;
+  l.sequence_members_ = flow.sequence_is_struct || flow.sequence_by.size() > 1;
   l.sequence_type_ = SequenceType(flow, source);
   l.target_ = target;
   for (size_t t = 0; t < target.num_fields(); ++t) {
@@ -120,7 +121,16 @@ std::optional<std::string> TargetLayout::NullKeyColumn(const data::RecordBatch& 
 std::optional<std::string> TargetLayout::NullSequenceColumn(const data::RecordBatch& rows,
                                                             int64_t r) const {
   for (size_t i = 0; i < source_sequence_.size(); ++i) {
-    if (rows.column(source_sequence_[i]).IsNull(r)) return sequence_names_[i];
+    const data::Column& column = rows.column(source_sequence_[i]);
+    if (column.IsNull(r)) return sequence_names_[i];
+    // A STRUCT column as the sequence (a source's position): every member must be set.
+    if (column.type()->id() == TypeId::kStruct) {
+      for (size_t m = 0; m < column.num_children(); ++m) {
+        if (column.child(m).IsNull(r)) {
+          return sequence_names_[i] + "." + column.type()->fields()[m].name;
+        }
+      }
+    }
   }
   return std::nullopt;
 }
@@ -136,7 +146,7 @@ std::string TargetLayout::EncodeKey(const data::RecordBatch& rows, int64_t r) co
 
 std::string TargetLayout::EncodeSequence(const data::RecordBatch& rows, int64_t r) const {
   std::string out;
-  if (sequence_type_->id() == TypeId::kStruct) {
+  if (sequence_members_) {
     out.push_back(0x01);  // a non-NULL struct, as AppendOrdered spells it
     for (size_t i = 0; i < source_sequence_.size(); ++i) {
       change::AppendOrderedCell(rows.column(source_sequence_[i]), r,

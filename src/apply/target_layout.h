@@ -49,6 +49,7 @@ class TargetLayout {
   std::vector<int> source_keys_, source_sequence_;
   std::vector<std::string> sequence_names_;
   data::TypePtr sequence_type_;
+  bool sequence_members_ = false;  // SEQUENCE BY STRUCT(a, b, ...): encoded member by member
   data::Schema target_;
   std::vector<int> row_to_target_;  // target field of each row column
   std::vector<int> row_to_source_;  // source field of each row column, -1 when absent
