@@ -1,9 +1,12 @@
-// `cdclake apply`: CSV or JSONL change files applied to a Delta table as one AUTO CDC flow, in
-// batches of N rows across the files, with a summary of what was read, applied and written.
+// `cdclake apply`: change files (CSV, JSONL, Debezium events, SQL Server CDC exports) applied to
+// a Delta table as one AUTO CDC flow, in batches of N rows across the files, with a summary of
+// what was read, applied and written.
 #include <algorithm>
+#include <deque>
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -78,8 +81,28 @@ std::string TrimSlashes(std::string path) {
   return path;
 }
 
-// The flow the options describe. Every error here is bad usage.
-Result<apply::FlowDefinition> FlowFromArgs(const CLI::App& cmd, const ApplyArgs& args) {
+bool Given(const CLI::App& cmd, const std::string& option) {
+  return cmd.get_option(option)->count() > 0;
+}
+
+// --format: nullopt when not given (each file's extension decides).
+Result<std::optional<sources::SourceFormat>> FormatOption(const std::string& format) {
+  if (format.empty()) return std::optional<sources::SourceFormat>();
+  std::optional<sources::SourceFormat> parsed = sources::SourceFormatFromName(format);
+  if (!parsed) {
+    return Status::InvalidArgument("--format must be csv, jsonl, debezium or sqlserver, got '" +
+                                   format + "'");
+  }
+  return parsed;
+}
+
+// The flow the options describe. Every error here is bad usage. With a change-stream format
+// (Debezium, SQL Server) the sequence, the delete (and for Debezium in SCD 1 the truncate)
+// conditions default to the reader's `_seq` and `_op`, and its metadata columns stay out of
+// the target unless --columns lists them.
+Result<apply::FlowDefinition> FlowFromArgs(const CLI::App& cmd, const ApplyArgs& args,
+                                           std::optional<sources::SourceFormat> format) {
+  const bool stream = format && sources::IsChangeStreamFormat(*format);
   CDCLAKE_RETURN_IF_ERROR(AtMostOne(cmd, {"--columns", "--except"}));
   CDCLAKE_RETURN_IF_ERROR(AtMostOne(cmd, {"--track-history", "--track-history-except"}));
   CDCLAKE_RETURN_IF_ERROR(AtMostOne(
@@ -101,23 +124,47 @@ Result<apply::FlowDefinition> FlowFromArgs(const CLI::App& cmd, const ApplyArgs&
     flow.name = slash == std::string::npos ? flow.target : flow.target.substr(slash + 1);
   }
   CDCLAKE_ASSIGN_OR_RETURN(flow.keys, ColumnList("--keys", args.keys));
-  auto sequence = sql::ParseSequenceBy(args.sequence_by);
+  std::string sequence_by = args.sequence_by;
+  if (!Given(cmd, "--sequence-by")) {
+    if (!stream) {
+      return Status::InvalidArgument(
+          "--sequence-by is required (it defaults to _seq only with --format debezium or "
+          "sqlserver)");
+    }
+    sequence_by = "_seq";
+  }
+  auto sequence = sql::ParseSequenceBy(sequence_by);
   if (!sequence.ok()) return sequence.status().WithContext("--sequence-by");
   flow.sequence_by = sequence->columns;
   flow.sequence_is_struct = sequence->is_struct;
-  if (cmd.get_option("--delete-when")->count() > 0) {
-    CDCLAKE_ASSIGN_OR_RETURN(flow.delete_when, Condition("--delete-when", args.delete_when));
-  }
-  if (cmd.get_option("--truncate-when")->count() > 0) {
-    CDCLAKE_ASSIGN_OR_RETURN(flow.truncate_when, Condition("--truncate-when", args.truncate_when));
-  }
   flow.scd_type = args.scd == 2 ? apply::ScdType::kType2 : apply::ScdType::kType1;
-  if (cmd.get_option("--columns")->count() > 0) {
+  if (Given(cmd, "--delete-when")) {
+    CDCLAKE_ASSIGN_OR_RETURN(flow.delete_when, Condition("--delete-when", args.delete_when));
+  } else if (stream) {
+    CDCLAKE_ASSIGN_OR_RETURN(flow.delete_when, Condition("--delete-when", "_op = 'd'"));
+  }
+  if (Given(cmd, "--truncate-when")) {
+    CDCLAKE_ASSIGN_OR_RETURN(flow.truncate_when, Condition("--truncate-when", args.truncate_when));
+  } else if (format == sources::SourceFormat::kDebezium &&
+             flow.scd_type == apply::ScdType::kType1) {
+    // SQL Server refuses TRUNCATE on captured tables; SCD 2 keeps history through truncates.
+    CDCLAKE_ASSIGN_OR_RETURN(flow.truncate_when, Condition("--truncate-when", "_op = 't'"));
+  }
+  if (Given(cmd, "--columns")) {
+    // Metadata columns not listed stay out by themselves.
     CDCLAKE_ASSIGN_OR_RETURN(auto names, ColumnList("--columns", args.columns));
     flow.columns = apply::ColumnSelection::Only(std::move(names));
-  } else if (cmd.get_option("--except")->count() > 0) {
-    CDCLAKE_ASSIGN_OR_RETURN(auto names, ColumnList("--except", args.except));
-    flow.columns = apply::ColumnSelection::Except(std::move(names));
+  } else {
+    std::vector<std::string> names;
+    if (Given(cmd, "--except")) {
+      CDCLAKE_ASSIGN_OR_RETURN(names, ColumnList("--except", args.except));
+    }
+    if (stream) {
+      for (const std::string& meta : sources::ChangeStreamColumns()) {
+        if (std::find(names.begin(), names.end(), meta) == names.end()) names.push_back(meta);
+      }
+    }
+    if (!names.empty()) flow.columns = apply::ColumnSelection::Except(std::move(names));
   }
   if (cmd.get_option("--track-history")->count() > 0) {
     CDCLAKE_ASSIGN_OR_RETURN(auto names, ColumnList("--track-history", args.track_history));
@@ -148,19 +195,31 @@ Result<apply::FlowDefinition> FlowFromArgs(const CLI::App& cmd, const ApplyArgs&
   return flow;
 }
 
-// The format of `file`: --format, else its extension.
-Result<sources::FileFormat> FormatOf(const std::string& file, const std::string& format) {
-  std::string name = format.empty() ? ToLower(file) : ToLower(format);
-  if (format.empty() ? EndsWith(name, ".csv") : name == "csv") return sources::FileFormat::kCsv;
-  if (format.empty() ? EndsWith(name, ".jsonl") || EndsWith(name, ".json") : name == "jsonl") {
-    return sources::FileFormat::kJsonLines;
+// A change file and how to read it.
+struct InputFile {
+  std::string path;
+  sources::SourceFormat format = sources::SourceFormat::kCsv;
+  sources::FileFormat file_format = sources::FileFormat::kCsv;  // for SQL Server exports
+};
+
+// How to read `file`: --format, else its extension (.csv; .jsonl or .json for JSON Lines). A
+// SQL Server export is JSON Lines when named so, else CSV.
+Result<InputFile> InputOf(const std::string& file, std::optional<sources::SourceFormat> format) {
+  const std::string name = ToLower(file);
+  const bool csv = EndsWith(name, ".csv");
+  const bool jsonl = EndsWith(name, ".jsonl") || EndsWith(name, ".json");
+  InputFile input{file};
+  if (format) {
+    input.format = *format;
+  } else if (csv || jsonl) {
+    input.format = csv ? sources::SourceFormat::kCsv : sources::SourceFormat::kJsonLines;
+  } else {
+    return Status::InvalidArgument(file +
+                                   ": cannot tell its format from the extension (.csv, .jsonl or "
+                                   ".json); give --format csv, jsonl, debezium or sqlserver");
   }
-  if (!format.empty()) {
-    return Status::InvalidArgument("--format must be csv or jsonl, got '" + format + "'");
-  }
-  return Status::InvalidArgument(file +
-                                 ": cannot tell its format from the extension (.csv, .jsonl or "
-                                 ".json); give --format csv or --format jsonl");
+  input.file_format = jsonl ? sources::FileFormat::kJsonLines : sources::FileFormat::kCsv;
+  return input;
 }
 
 bool HasField(const std::vector<data::Field>& fields, const std::string& name) {
@@ -204,9 +263,18 @@ Result<std::vector<data::Field>> KnownTypes(const ApplyArgs& args,
 }
 
 // Change rows gathered across files until a batch is full. Rows of a file without one of the
-// columns seen so far get NULL there.
+// columns seen so far get NULL there. The sources' unchanged marks follow their cells.
 class PendingRows {
  public:
+  /// Whether a batch with `schema` can join these rows: no column with another type.
+  bool Accepts(const data::Schema& schema) const {
+    for (const data::Field& f : schema.fields()) {
+      int at = Find(f.name);
+      if (at >= 0 && !(*fields_[static_cast<size_t>(at)].type == *f.type)) return false;
+    }
+    return true;
+  }
+
   Status Add(change::ChangeBatch batch, const std::string& file) {
     const data::RecordBatch& in = batch.rows;
     const int64_t n = in.num_rows();
@@ -216,11 +284,15 @@ class PendingRows {
       if (at < 0) {
         fields_.push_back({f.name, f.type, true});
         columns_.push_back(data::Column::Repeat(f.type, data::Value::Null(), rows_));
+        if (!unchanged_.empty()) unchanged_.emplace_back(static_cast<size_t>(rows_), 0);
       } else if (!(*fields_[at].type == *f.type)) {
         return Status::InvalidArgument(file + ": column '" + f.name + "' is read as " +
                                        f.type->ToString() + " here but as " +
                                        fields_[at].type->ToString() + " in earlier rows");
       }
+    }
+    if (!batch.unchanged.empty() && unchanged_.empty()) {
+      unchanged_.assign(fields_.size(), std::vector<uint8_t>(static_cast<size_t>(rows_), 0));
     }
     for (size_t j = 0; j < fields_.size(); ++j) {
       int k = in.schema().FieldIndex(fields_[j].name);
@@ -228,6 +300,15 @@ class PendingRows {
         columns_[j].AppendColumn(in.column(static_cast<size_t>(k)));
       } else {
         columns_[j].AppendColumn(data::Column::Repeat(fields_[j].type, data::Value::Null(), n));
+      }
+      if (unchanged_.empty()) continue;
+      std::vector<uint8_t>& marks = unchanged_[j];
+      auto kk = static_cast<size_t>(k);
+      if (k >= 0 && kk < batch.unchanged.size() &&
+          batch.unchanged[kk].size() == static_cast<size_t>(n)) {
+        marks.insert(marks.end(), batch.unchanged[kk].begin(), batch.unchanged[kk].end());
+      } else {
+        marks.resize(marks.size() + static_cast<size_t>(n), 0);
       }
     }
     for (int64_t r = 0; r < n; ++r) {
@@ -276,6 +357,18 @@ class PendingRows {
     raw_.erase(raw_.begin(), raw_.begin() + n);
     out.rejected = std::move(rejected_);
     rejected_.clear();
+    if (!unchanged_.empty()) {
+      bool any = false;
+      for (std::vector<uint8_t>& marks : unchanged_) {
+        std::vector<uint8_t> head_marks(marks.begin(), marks.begin() + n);
+        marks.erase(marks.begin(), marks.begin() + n);
+        any = any ||
+              std::any_of(head_marks.begin(), head_marks.end(), [](uint8_t m) { return m != 0; });
+        out.unchanged.push_back(std::move(head_marks));
+      }
+      if (!any) out.unchanged.clear();
+      if (tail.empty()) unchanged_.clear();
+    }
     columns_ = std::move(kept);
     if (tail.empty()) {
       for (const data::Field& f : fields_) columns_.emplace_back(f.type);
@@ -298,6 +391,8 @@ class PendingRows {
   std::vector<change::SourcePosition> positions_;
   std::vector<std::string> raw_;
   std::vector<change::RejectedRecord> rejected_;
+  // Empty while no source has marked a cell; else one mark per row for each field.
+  std::vector<std::vector<uint8_t>> unchanged_;
 };
 
 // The files a batch's rows and records came from, for error messages.
@@ -324,13 +419,32 @@ struct RunTotals {
   int64_t batches = 0;
   std::vector<int64_t> versions;
   std::vector<int64_t> quarantine_versions;
+  std::vector<sources::SourceCount> source_counts;  // summed by label, first seen first
 };
+
+void AddSourceCounts(const std::vector<sources::SourceCount>& counts, RunTotals* totals) {
+  for (const sources::SourceCount& c : counts) {
+    auto it = std::find_if(totals->source_counts.begin(), totals->source_counts.end(),
+                           [&](const sources::SourceCount& t) { return t.label == c.label; });
+    if (it == totals->source_counts.end()) {
+      totals->source_counts.push_back(c);
+    } else {
+      it->value += c.value;
+    }
+  }
+}
 
 void PrintSummary(const RunTotals& t, const std::string& quarantine_table, std::ostream& out) {
   const apply::ApplyCounts& c = t.counts;
   std::vector<std::pair<std::string, std::string>> lines = {
       {"batches", std::to_string(t.batches)},
       {"rows read", std::to_string(c.read)},
+  };
+  // Records the readers did not turn into rows (Debezium tombstones, SQL Server before-images).
+  for (const sources::SourceCount& s : t.source_counts) {
+    lines.emplace_back(s.label, std::to_string(s.value));
+  }
+  std::vector<std::pair<std::string, std::string>> rest = {
       {"rows applied", std::to_string(c.applied)},
       {"rows discarded", std::to_string(c.discarded) + "  (older than the key's state, or "
                                                        "duplicates)"},
@@ -345,6 +459,7 @@ void PrintSummary(const RunTotals& t, const std::string& quarantine_table, std::
       {"tombstones purged", std::to_string(c.tombstones_purged)},
       {"versions written", VersionList(t.versions)},
   };
+  lines.insert(lines.end(), rest.begin(), rest.end());
   size_t width = 0;
   for (const auto& [label, value] : lines) width = std::max(width, label.size());
   for (const auto& [label, value] : lines) {
@@ -352,15 +467,30 @@ void PrintSummary(const RunTotals& t, const std::string& quarantine_table, std::
   }
 }
 
+// `s`, naming `file` unless it already does.
+Status InFile(const Status& s, const std::string& file) {
+  return s.message().find(file) == std::string::npos ? s.WithContext(file) : s;
+}
+
+// An opened change file, with the batches read ahead to check the flow against (for sources
+// whose columns only their batches tell).
+struct OpenInput {
+  std::unique_ptr<sources::ChangeSource> source;
+  std::deque<change::ChangeBatch> read_ahead;
+};
+
 int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
-  auto flow_or = FlowFromArgs(cmd, args);
+  auto format_or = FormatOption(args.format);
+  if (!format_or.ok()) return UsageFail(format_or.status());
+  const std::optional<sources::SourceFormat> format = *format_or;
+  auto flow_or = FlowFromArgs(cmd, args, format);
   if (!flow_or.ok()) return UsageFail(flow_or.status());
   apply::FlowDefinition flow = std::move(flow_or).value();
-  std::vector<sources::FileFormat> formats;
+  std::vector<InputFile> inputs;
   for (const std::string& file : args.files) {
-    auto format = FormatOf(file, args.format);
-    if (!format.ok()) return UsageFail(format.status());
-    formats.push_back(*format);
+    auto input = InputOf(file, format);
+    if (!input.ok()) return UsageFail(input.status());
+    inputs.push_back(std::move(*input));
   }
   auto known_or = KnownTypes(args, flow);
   if (!known_or.ok()) {
@@ -370,26 +500,35 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
   std::vector<data::Field> known = std::move(known_or).value();
 
   // Every file is opened (and checked against the flow) before anything is written; each is
-  // read with the types earlier files and the target fixed.
+  // read with the types earlier files and the target fixed. A source without a fixed schema
+  // (Debezium, SQL Server) is checked against its first batch with rows, read ahead here, and
+  // each later batch is checked again, since a column may appear mid-stream.
   io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
-  std::vector<std::unique_ptr<sources::ChangeFileReader>> readers;
-  for (size_t i = 0; i < args.files.size(); ++i) {
-    const std::string& file = args.files[i];
-    sources::ChangeFileOptions options;
-    options.format = formats[i];
+  std::vector<OpenInput> opened;
+  for (const InputFile& input : inputs) {
+    sources::ChangeSourceOptions options;
+    options.file_format = input.file_format;
     if (!known.empty()) options.schema = data::Schema(known);
     if (args.batch_size > 0) options.batch_rows = std::min<int64_t>(args.batch_size, 1 << 16);
-    auto reader = sources::ChangeFileReader::Open(fs, file, options);
-    if (!reader.ok()) {
-      const Status& s = reader.status();
-      return Fail(s.message().find(file) == std::string::npos ? s.WithContext(file) : s);
+    auto source = sources::OpenChangeSource(fs, input.path, input.format, options);
+    if (!source.ok()) return Fail(InFile(source.status(), input.path));
+    OpenInput in{std::move(*source), {}};
+    const data::Schema* schema = in.source->schema();
+    while (schema == nullptr) {
+      auto next = in.source->Next();
+      if (!next.ok()) return Fail(InFile(next.status(), input.path));
+      if (!next->has_value()) break;
+      in.read_ahead.push_back(std::move(**next));
+      if (in.read_ahead.back().rows.num_rows() > 0) schema = &in.read_ahead.back().rows.schema();
     }
-    Status valid = apply::ValidateFlow(flow, (*reader)->schema());
-    if (!valid.ok()) return UsageFail(valid.WithContext(file));
-    for (const data::Field& f : (*reader)->schema().fields()) {
-      if (!HasField(known, f.name)) known.push_back({f.name, f.type, true});
+    if (schema != nullptr) {
+      Status valid = apply::ValidateFlow(flow, *schema);
+      if (!valid.ok()) return UsageFail(valid.WithContext(input.path));
+      for (const data::Field& f : schema->fields()) {
+        if (!HasField(known, f.name)) known.push_back({f.name, f.type, true});
+      }
     }
-    readers.push_back(std::move(*reader));
+    opened.push_back(std::move(in));
   }
 
   apply::ApplyOptions options;
@@ -413,9 +552,10 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
     for (int64_t v = last_version + 1; v <= applier.version(); ++v) totals.versions.push_back(v);
     last_version = std::max(last_version, applier.version());
   };
-  auto fail_after = [&](const Status& s) {
+  // Exit code 2 for a flow that does not fit a later batch, 1 for the rest.
+  auto fail_after = [&](const Status& s, bool usage = false) {
     note_versions();
-    int code = Fail(s);
+    int code = usage ? UsageFail(s) : Fail(s);
     if (!totals.versions.empty()) {
       std::cerr << "cdclake: versions written before the error: " << VersionList(totals.versions)
                 << "\n";
@@ -442,22 +582,41 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
   };
 
   PendingRows pending;
-  for (size_t i = 0; i < readers.size(); ++i) {
-    const std::string& file = args.files[i];
+  for (size_t i = 0; i < opened.size(); ++i) {
+    const std::string& file = inputs[i].path;
+    sources::ChangeSource& source = *opened[i].source;
+    const bool fixed_schema = source.schema() != nullptr;
     while (true) {
-      auto next = readers[i]->Next();
-      if (!next.ok()) {
-        const Status& s = next.status();
-        return fail_after(s.message().find(file) == std::string::npos ? s.WithContext(file) : s);
+      change::ChangeBatch batch;
+      if (!opened[i].read_ahead.empty()) {
+        batch = std::move(opened[i].read_ahead.front());
+        opened[i].read_ahead.pop_front();
+      } else {
+        auto next = source.Next();
+        if (!next.ok()) return fail_after(InFile(next.status(), file));
+        if (!next->has_value()) break;
+        batch = std::move(**next);
       }
-      if (!next->has_value()) break;
-      Status added = pending.Add(std::move(**next), file);
+      if (!fixed_schema && batch.rows.num_rows() > 0) {
+        Status valid = apply::ValidateFlow(flow, batch.rows.schema());
+        if (!valid.ok()) return fail_after(valid.WithContext(file), /*usage=*/true);
+      }
+      if (!pending.Accepts(batch.rows.schema())) {
+        // A column's type changed mid-stream: the rows so far go as a batch of their own.
+        if (!pending.empty()) {
+          Status s = apply_batch(pending.Take(0));
+          if (!s.ok()) return fail_after(s);
+        }
+        pending = PendingRows();
+      }
+      Status added = pending.Add(std::move(batch), file);
       if (!added.ok()) return fail_after(added);
       while (args.batch_size > 0 && pending.num_rows() >= args.batch_size) {
         Status s = apply_batch(pending.Take(args.batch_size));
         if (!s.ok()) return fail_after(s);
       }
     }
+    AddSourceCounts(source.Counts(), &totals);
   }
   if (!pending.empty()) {
     Status s = apply_batch(pending.Take(0));
@@ -473,25 +632,33 @@ Action AddApplyCommand(CLI::App& app) {
   auto args = std::make_shared<ApplyArgs>();
   CLI::App* cmd = app.add_subcommand(
       "apply",
-      "Apply CSV or JSONL change files to a Delta table as one AUTO CDC flow (SCD type 1 or 2)");
+      "Apply change files (CSV, JSONL, Debezium events, SQL Server CDC exports) to a Delta table "
+      "as one AUTO CDC flow (SCD type 1 or 2)");
   cmd->add_option("--target", args->target, "the target table's folder (created on first use)")
       ->required();
   cmd->add_option("--keys", args->keys, "a[,b]: the key columns")->required();
   cmd->add_option("--sequence-by", args->sequence_by,
-                  "COL or \"STRUCT(a, b)\": the column(s) that order a key's changes")
-      ->required();
+                  "COL or \"STRUCT(a, b)\": the column(s) that order a key's changes (default "
+                  "for debezium and sqlserver: _seq)");
   cmd->add_option("--format", args->format,
-                  "csv or jsonl (default: from each file's extension: .csv, .jsonl, .json)");
+                  "csv, jsonl, debezium or sqlserver (default: from each file's extension: .csv, "
+                  ".jsonl, .json). Debezium and SQL Server rows carry _op, _seq, _source_ts_ms "
+                  "and _source_table, left out of the target unless --columns lists them; a SQL "
+                  "Server export is JSON Lines when named .jsonl or .json, else CSV");
   cmd->add_option("--schema", args->schema,
                   "\"userId INT, name STRING, ...\": types to read these columns as (others "
                   "are inferred, or the existing target's)");
   cmd->add_option("--delete-when", args->delete_when,
-                  "a SQL condition marking a row as a delete, e.g. \"operation = 'DELETE'\"");
+                  "a SQL condition marking a row as a delete, e.g. \"operation = 'DELETE'\" "
+                  "(default for debezium and sqlserver: \"_op = 'd'\")");
   cmd->add_option("--truncate-when", args->truncate_when,
-                  "a SQL condition marking a row as a truncate (SCD 1 only)");
+                  "a SQL condition marking a row as a truncate (SCD 1 only; default for "
+                  "debezium: \"_op = 't'\")");
   cmd->add_option("--scd", args->scd, "1 (current state) or 2 (history)")->capture_default_str();
   cmd->add_option("--columns", args->columns, "a,b: only these source columns in the target");
-  cmd->add_option("--except", args->except, "a,b: every source column but these");
+  cmd->add_option("--except", args->except,
+                  "a,b: every source column but these (and, for debezium and sqlserver, the _ "
+                  "metadata columns)");
   cmd->add_option("--track-history", args->track_history,
                   "a,b: SCD 2 opens a new version only when these change");
   cmd->add_option("--track-history-except", args->track_history_except,

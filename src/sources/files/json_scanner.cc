@@ -2,6 +2,9 @@
 // number literals kept as text.
 #include "sources/files/json_scanner_internal.h"
 
+#include <bit>
+#include <cstring>
+
 namespace cdclake::sources::internal {
 
 namespace {
@@ -26,6 +29,19 @@ int32_t Hex4(const char* s) {
     v = v * 16 + d;
   }
   return v;
+}
+
+// A mask with the high bit set in the first of the eight bytes at `p` that is '"', '\\' or
+// below 0x20 (bit tricks on a word; bits above the lowest set one may be spurious); 0 when
+// there is none.
+uint64_t SpecialStringBytes(const char* p) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHighs = 0x8080808080808080ULL;
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  auto zero_bytes = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
+  uint64_t below_space = (w - kOnes * 0x20) & ~w & kHighs;
+  return zero_bytes(w ^ (kOnes * '"')) | zero_bytes(w ^ (kOnes * '\\')) | below_space;
 }
 
 size_t PutUtf8(uint32_t cp, char* out) {
@@ -60,6 +76,20 @@ bool JsonScanner::ReadString(std::string_view* out, bool decode) {
   bool escaped = false;
   const size_t n = text_.size();
   for (;;) {
+    // Eight bytes at a time up to the next quote, backslash or control character (the lowest
+    // flagged byte of a little-endian word is exact).
+    while (i + 8 <= n) {
+      uint64_t special = SpecialStringBytes(text_.data() + i);
+      if constexpr (std::endian::native == std::endian::little) {
+        if (special != 0) {
+          i += static_cast<size_t>(std::countr_zero(special)) / 8;
+          break;
+        }
+      } else if (special != 0) {
+        break;
+      }
+      i += 8;
+    }
     if (i >= n) {
       pos_ = n;
       return Fail("unterminated string");

@@ -44,9 +44,15 @@ class JsonScanner {
   Step NextElement();
   /// True when only whitespace is left; an error otherwise.
   bool AtEnd();
+  /// After a nested object or array read member by member (EnterObject or EnterArray right
+  /// after NextMember/NextElement, up to its kEnd), goes on with the enclosing one.
+  void ContinueOuter() { first_item_ = false; }
 
   /// The first character of the next token is '{' (after whitespace).
   bool PeekObject();
+
+  /// Offset in the text just past what has been read so far.
+  size_t position() const { return pos_; }
 
   bool failed() const { return error_ != nullptr; }
   const char* error() const { return error_; }

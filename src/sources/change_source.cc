@@ -1,0 +1,151 @@
+// ChangeSource adapters: ChangeFileReader, DebeziumReader and SqlServerCdcReader behind one
+// interface, with their counts under labels that add up across files.
+#include "sources/change_source.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/strings.h"
+#include "sources/debezium/debezium_reader.h"
+#include "sources/sqlserver/sqlserver_cdc_reader.h"
+
+namespace cdclake::sources {
+
+namespace {
+
+class FileChangeSource final : public ChangeSource {
+ public:
+  FileChangeSource(SourceFormat format, std::string path, std::unique_ptr<ChangeFileReader> reader)
+      : ChangeSource(format, std::move(path)), reader_(std::move(reader)) {}
+
+  const data::Schema* schema() const override { return &reader_->schema(); }
+  Result<std::optional<change::ChangeBatch>> Next() override { return reader_->Next(); }
+
+ private:
+  std::unique_ptr<ChangeFileReader> reader_;
+};
+
+class DebeziumChangeSource final : public ChangeSource {
+ public:
+  DebeziumChangeSource(std::string path, std::unique_ptr<DebeziumReader> reader)
+      : ChangeSource(SourceFormat::kDebezium, std::move(path)), reader_(std::move(reader)) {}
+
+  Result<std::optional<change::ChangeBatch>> Next() override { return reader_->Next(); }
+
+  std::vector<SourceCount> Counts() const override {
+    const DebeziumCounts& c = reader_->counts();
+    return {{"Kafka tombstones skipped", c.tombstones},
+            {"op m messages ignored", c.messages},
+            {"transaction records ignored", c.transaction_records},
+            {"schema changes ignored", c.schema_changes}};
+  }
+
+ private:
+  std::unique_ptr<DebeziumReader> reader_;
+};
+
+class SqlServerChangeSource final : public ChangeSource {
+ public:
+  SqlServerChangeSource(std::string path, std::unique_ptr<SqlServerCdcReader> reader)
+      : ChangeSource(SourceFormat::kSqlServer, std::move(path)), reader_(std::move(reader)) {}
+
+  Result<std::optional<change::ChangeBatch>> Next() override { return reader_->Next(); }
+
+  std::vector<SourceCount> Counts() const override {
+    return {{"before-images skipped", reader_->counts().before_images}};
+  }
+
+ private:
+  std::unique_ptr<SqlServerCdcReader> reader_;
+};
+
+// `schema` without the fields the change-stream readers add themselves.
+std::optional<data::Schema> TableColumns(const std::optional<data::Schema>& schema) {
+  if (!schema.has_value()) return std::nullopt;
+  const std::vector<std::string>& added = ChangeStreamColumns();
+  std::vector<data::Field> fields;
+  for (const data::Field& f : schema->fields()) {
+    if (std::find(added.begin(), added.end(), f.name) == added.end()) fields.push_back(f);
+  }
+  return data::Schema(std::move(fields));
+}
+
+}  // namespace
+
+std::string_view SourceFormatName(SourceFormat format) {
+  switch (format) {
+    case SourceFormat::kCsv:
+      return "csv";
+    case SourceFormat::kJsonLines:
+      return "jsonl";
+    case SourceFormat::kDebezium:
+      return "debezium";
+    case SourceFormat::kSqlServer:
+      return "sqlserver";
+  }
+  return "unknown";
+}
+
+std::optional<SourceFormat> SourceFormatFromName(std::string_view name) {
+  const std::string lower = ToLower(name);
+  for (SourceFormat f : {SourceFormat::kCsv, SourceFormat::kJsonLines, SourceFormat::kDebezium,
+                         SourceFormat::kSqlServer}) {
+    if (lower == SourceFormatName(f)) return f;
+  }
+  return std::nullopt;
+}
+
+bool IsChangeStreamFormat(SourceFormat format) {
+  return format == SourceFormat::kDebezium || format == SourceFormat::kSqlServer;
+}
+
+const std::vector<std::string>& ChangeStreamColumns() {
+  static const std::vector<std::string> columns = {"_op", "_seq", "_source_ts_ms", "_source_table"};
+  return columns;
+}
+
+std::string ChangeSource::CountsSummary() const {
+  std::string out;
+  for (const SourceCount& c : Counts()) {
+    out += (out.empty() ? "" : "; ") + c.label + ": " + std::to_string(c.value);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const std::string& path,
+                                                       SourceFormat format,
+                                                       const ChangeSourceOptions& options) {
+  switch (format) {
+    case SourceFormat::kCsv:
+    case SourceFormat::kJsonLines: {
+      ChangeFileOptions file_options;
+      file_options.format =
+          format == SourceFormat::kCsv ? FileFormat::kCsv : FileFormat::kJsonLines;
+      file_options.schema = options.schema;
+      file_options.batch_rows = options.batch_rows;
+      CDCLAKE_ASSIGN_OR_RETURN(auto reader, ChangeFileReader::Open(fs, path, file_options));
+      return std::unique_ptr<ChangeSource>(
+          std::make_unique<FileChangeSource>(format, path, std::move(reader)));
+    }
+    case SourceFormat::kDebezium: {
+      DebeziumOptions debezium_options;
+      debezium_options.schema = TableColumns(options.schema);
+      debezium_options.batch_rows = options.batch_rows;
+      CDCLAKE_ASSIGN_OR_RETURN(auto reader, DebeziumReader::Open(fs, path, debezium_options));
+      return std::unique_ptr<ChangeSource>(
+          std::make_unique<DebeziumChangeSource>(path, std::move(reader)));
+    }
+    case SourceFormat::kSqlServer: {
+      SqlServerCdcOptions sqlserver_options;
+      sqlserver_options.format = options.file_format;
+      sqlserver_options.schema = TableColumns(options.schema);
+      sqlserver_options.batch_rows = options.batch_rows;
+      CDCLAKE_ASSIGN_OR_RETURN(auto reader, SqlServerCdcReader::Open(fs, path, sqlserver_options));
+      return std::unique_ptr<ChangeSource>(
+          std::make_unique<SqlServerChangeSource>(path, std::move(reader)));
+    }
+  }
+  return Status::InvalidArgument("unknown source format");
+}
+
+}  // namespace cdclake::sources

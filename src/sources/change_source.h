@@ -1,0 +1,95 @@
+// ChangeSource: one change file of any supported format (CSV, JSON Lines, Debezium, SQL Server
+// CDC export) behind a single interface, so callers read batches without knowing the reader.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "change/change_batch.h"
+#include "data/schema.h"
+#include "io/file_system.h"
+#include "sources/files/change_file_reader.h"
+
+namespace cdclake::sources {
+
+/// What a change file holds: plain rows (CSV, JSON Lines), Debezium change events, or rows
+/// exported from SQL Server's CDC change tables.
+enum class SourceFormat { kCsv, kJsonLines, kDebezium, kSqlServer };
+
+/// The format's name as options spell it: csv, jsonl, debezium, sqlserver.
+std::string_view SourceFormatName(SourceFormat format);
+
+/// The format a name gives (the names above, ignoring ASCII case); nullopt for any other.
+std::optional<SourceFormat> SourceFormatFromName(std::string_view name);
+
+/// Whether batches of `format` carry the change-stream columns `_op`, `_seq` (and, when the
+/// source knows them, `_source_ts_ms`, `_source_table`): Debezium and SQL Server.
+bool IsChangeStreamFormat(SourceFormat format);
+
+/// The metadata columns change-stream readers add after the table's columns.
+const std::vector<std::string>& ChangeStreamColumns();
+
+struct ChangeSourceOptions {
+  /// Types to read columns as (see ChangeFileReader, DebeziumReader, SqlServerCdcReader).
+  /// Fields named like a change-stream column are not passed to the Debezium and SQL Server
+  /// readers, which type those columns themselves.
+  std::optional<data::Schema> schema;
+  /// Rows per batch returned by Next (the last may be shorter).
+  int64_t batch_rows = 1 << 16;
+  /// The file's own layout for kSqlServer exports (CSV or JSON Lines). kCsv and kJsonLines
+  /// name theirs; kDebezium finds it in the file.
+  FileFormat file_format = FileFormat::kCsv;
+};
+
+/// A count a source keeps of records that are not rows, e.g. Kafka tombstones.
+struct SourceCount {
+  std::string label;  // what was counted and what became of it: "Kafka tombstones skipped"
+  int64_t value = 0;
+};
+
+/// Reads one change file in batches. Rows of every format carry their position (file, line,
+/// byte offset) and raw text; records that do not decode come back in `rejected`.
+class ChangeSource {
+ public:
+  virtual ~ChangeSource() = default;
+
+  SourceFormat format() const { return format_; }
+  const std::string& path() const { return path_; }
+
+  /// The columns of every batch when the format fixes them once the file is open (CSV, JSON
+  /// Lines); nullptr when each batch carries its own schema (Debezium, where a column may
+  /// appear mid-stream, and SQL Server exports).
+  virtual const data::Schema* schema() const { return nullptr; }
+
+  /// The next batch, or nullopt at the end of the file.
+  virtual Result<std::optional<change::ChangeBatch>> Next() = 0;
+
+  /// The reader's counts of records that are not rows, so far: none for CSV and JSON Lines;
+  /// Kafka tombstones, op m messages, transaction records and schema changes for Debezium;
+  /// before-images (__$operation 3) for SQL Server. The labels are the same for every file of
+  /// a format, so counts of several files add up by label.
+  virtual std::vector<SourceCount> Counts() const { return {}; }
+
+  /// Counts() as one line, "label: value" joined by "; " (empty when there are none).
+  virtual std::string CountsSummary() const;
+
+ protected:
+  ChangeSource(SourceFormat format, std::string path) : format_(format), path_(std::move(path)) {}
+
+ private:
+  SourceFormat format_;
+  std::string path_;
+};
+
+/// Opens `path` with the reader of `format`. Errors are the reader's (a file that cannot be
+/// read, a SQL Server export without its `__$` columns, bad options).
+Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const std::string& path,
+                                                       SourceFormat format,
+                                                       const ChangeSourceOptions& options);
+
+}  // namespace cdclake::sources

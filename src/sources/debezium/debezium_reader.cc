@@ -1,0 +1,340 @@
+// DebeziumReader: a first pass that infers the types of columns no schema names, then records
+// decoded into batches whose schema grows (a new batch) when a column or a type appears.
+#include "sources/debezium/debezium_reader.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sources/debezium/event_decoder_internal.h"
+#include "sources/debezium/record_framer_internal.h"
+#include "sources/files/chunked_input_internal.h"
+
+namespace cdclake::sources {
+
+namespace {
+
+using internal::ChunkedInput;
+using internal::EventDecoder;
+using internal::RecordFramer;
+using Outcome = EventDecoder::Outcome;
+
+constexpr int64_t kChunkBytes = 4 << 20;
+constexpr int64_t kMaxReservedRows = 1 << 16;
+
+// Room for `rows` more values, struct members included; `bytes` for string and binary data.
+void ReserveColumn(data::Column* column, int64_t rows, size_t bytes) {
+  column->Reserve(rows);
+  if (bytes > 0) column->mutable_bytes().reserve(bytes);
+  if (column->type()->id() == data::TypeId::kStruct) {
+    for (size_t i = 0; i < column->num_children(); ++i) {
+      ReserveColumn(&column->mutable_child(i), rows, 0);
+    }
+  }
+}
+
+bool SameType(const data::TypePtr& a, const data::TypePtr& b) {
+  return a.get() == b.get() || (a != nullptr && b != nullptr && a->Equals(*b));
+}
+
+// One record read and decoded. For kSyntaxError the framer has already skipped the record and
+// `raw`/`reason` say what and why; for every other outcome the record is still unconsumed.
+struct Step {
+  RecordFramer::Record record;
+  Outcome outcome = Outcome::kRow;
+  std::string raw;
+  std::string reason;
+};
+
+Result<bool> ReadStep(RecordFramer& framer, EventDecoder& decoder, Step* step) {
+  CDCLAKE_ASSIGN_OR_RETURN(bool more, framer.Next(&step->record));
+  if (!more) return false;
+  step->outcome = decoder.Decode(step->record.text);
+  step->reason.clear();
+  const bool retry = step->outcome == Outcome::kIncomplete ||
+                     (step->outcome == Outcome::kSyntaxError && step->record.cut);
+  if (retry && !step->record.whole) {
+    // The value goes on past its first line.
+    CDCLAKE_ASSIGN_OR_RETURN(bool whole, framer.Extend(&step->record, &step->reason));
+    step->outcome = whole ? decoder.Decode(step->record.text) : Outcome::kSyntaxError;
+  }
+  if (step->outcome == Outcome::kIncomplete) {
+    step->outcome = Outcome::kSyntaxError;
+    step->reason = "invalid JSON: the record ends early";
+  }
+  if (step->outcome == Outcome::kSyntaxError) {
+    if (step->reason.empty()) step->reason = decoder.reason();
+    CDCLAKE_RETURN_IF_ERROR(framer.Skip(&step->raw));
+  }
+  return true;
+}
+
+class DebeziumReaderImpl final : public DebeziumReader {
+ public:
+  DebeziumReaderImpl(ChunkedInput input, std::string path, DebeziumOptions options)
+      : input_(std::move(input)), path_(std::move(path)), options_(std::move(options)) {}
+
+  // The first pass: column types for records without a schema part.
+  Status Prepare() {
+    RecordFramer framer(&input_);
+    EventDecoder observer(options_, EventDecoder::Mode::kObserve);
+    Step step;
+    for (;;) {
+      CDCLAKE_ASSIGN_OR_RETURN(bool more, ReadStep(framer, observer, &step));
+      if (!more) break;
+      if (step.outcome != Outcome::kSyntaxError) framer.Consume(observer.consumed());
+    }
+    input_.Rewind();
+    framer_ = std::make_unique<RecordFramer>(&input_);
+    decoder_ = std::make_unique<EventDecoder>(options_, EventDecoder::Mode::kDecode);
+    decoder_->AdoptObservations(std::move(observer));
+    return Status::OK();
+  }
+
+  Result<std::optional<change::ChangeBatch>> Next() override;
+  const DebeziumCounts& counts() const override { return counts_; }
+
+ private:
+  void BeginBatch();
+  // Whether the decoded row fits the batch's schema.
+  bool Fits() const;
+  // Takes the decoded row's columns and types into the (still empty) batch's schema.
+  void Adopt();
+  void Materialize();
+  void AppendRow(const RecordFramer::Record& record);
+  void Reject(std::string raw, const RecordFramer::Record& record, std::string reason);
+  change::ChangeBatch FinishBatch();
+
+  ChunkedInput input_;
+  std::string path_;
+  DebeziumOptions options_;
+  std::unique_ptr<RecordFramer> framer_;
+  std::unique_ptr<EventDecoder> decoder_;
+  DebeziumCounts counts_;
+  bool done_ = false;
+
+  // The batch being built. Its schema is settled by its first row.
+  change::ChangeBatch batch_;
+  int64_t rows_ = 0;
+  bool materialized_ = false;
+  size_t batch_columns_ = 0;
+  std::vector<data::TypePtr> batch_types_;
+  data::TypePtr batch_sequence_type_;                      // nullptr: not settled yet
+  data::TypePtr next_sequence_type_;                       // the type the next batch starts with
+  std::vector<std::pair<int64_t, int>> unchanged_;         // (row, column)
+  std::unordered_map<std::string, double> bytes_per_row_;  // string bytes per row, by column
+};
+
+void DebeziumReaderImpl::BeginBatch() {
+  batch_ = change::ChangeBatch();
+  rows_ = 0;
+  materialized_ = false;
+  unchanged_.clear();
+  auto& columns = decoder_->columns();
+  batch_columns_ = columns.size();
+  batch_types_.clear();
+  for (const internal::DebeziumColumn& column : columns) {
+    batch_types_.push_back(column.latest != nullptr ? column.latest : column.plain.type);
+  }
+  batch_sequence_type_ = next_sequence_type_;
+}
+
+bool DebeziumReaderImpl::Fits() const {
+  for (int c : decoder_->touched()) {
+    size_t column = static_cast<size_t>(c);
+    if (column >= batch_columns_ || !SameType(decoder_->event_type(column), batch_types_[column])) {
+      return false;
+    }
+  }
+  data::TypePtr sequence = decoder_->sequence_type();
+  // A sequence type not settled yet is settled by Adopt.
+  if (sequence != nullptr && !SameType(sequence, batch_sequence_type_)) return false;
+  return true;
+}
+
+void DebeziumReaderImpl::Adopt() {
+  auto& columns = decoder_->columns();
+  for (size_t c = batch_columns_; c < columns.size(); ++c) {
+    batch_types_.push_back(columns[c].latest != nullptr ? columns[c].latest
+                                                        : columns[c].plain.type);
+  }
+  batch_columns_ = columns.size();
+  for (int c : decoder_->touched()) {
+    batch_types_[static_cast<size_t>(c)] = decoder_->event_type(static_cast<size_t>(c));
+  }
+  data::TypePtr sequence = decoder_->sequence_type();
+  if (sequence != nullptr) batch_sequence_type_ = sequence;
+}
+
+void DebeziumReaderImpl::Materialize() {
+  auto& columns = decoder_->columns();
+  std::vector<data::Field> fields;
+  fields.reserve(batch_columns_ + 4);
+  for (size_t c = 0; c < batch_columns_; ++c) {
+    fields.push_back(data::Field{columns[c].name, batch_types_[c], true});
+  }
+  if (batch_sequence_type_ == nullptr) batch_sequence_type_ = data::DataType::Int64();
+  fields.push_back(data::Field{"_op", data::DataType::String(), true});
+  fields.push_back(data::Field{"_seq", batch_sequence_type_, true});
+  fields.push_back(data::Field{"_source_ts_ms", data::DataType::Int64(), true});
+  fields.push_back(data::Field{"_source_table", data::DataType::String(), true});
+  batch_.rows = data::RecordBatch(data::Schema(std::move(fields)));
+  int64_t reserve = std::min(options_.batch_rows, kMaxReservedRows);
+  for (size_t c = 0; c < batch_.rows.num_columns(); ++c) {
+    // String bytes: as many per row as the last batch had.
+    const std::string& name = batch_.rows.schema().field(c).name;
+    auto hint = bytes_per_row_.find(name);
+    size_t bytes = hint == bytes_per_row_.end()
+                       ? 0
+                       : static_cast<size_t>(hint->second * static_cast<double>(reserve));
+    ReserveColumn(&batch_.rows.mutable_column(c), reserve, bytes);
+  }
+  batch_.positions.reserve(static_cast<size_t>(reserve));
+  batch_.raw.reserve(static_cast<size_t>(reserve));
+  materialized_ = true;
+}
+
+void DebeziumReaderImpl::AppendRow(const RecordFramer::Record& record) {
+  if (!materialized_) Materialize();
+  const std::vector<internal::StagedCell>& cells = decoder_->cells();
+  for (size_t c = 0; c < batch_columns_; ++c) {
+    internal::AppendCell(cells[c], &batch_.rows.mutable_column(c));
+  }
+  const size_t meta = batch_columns_;
+  batch_.rows.mutable_column(meta).AppendBytes(decoder_->op());
+  decoder_->AppendSequence(&batch_.rows.mutable_column(meta + 1));
+  data::Column& ts = batch_.rows.mutable_column(meta + 2);
+  if (decoder_->has_source_ts_ms()) {
+    ts.Append<int64_t>(decoder_->source_ts_ms());
+  } else {
+    ts.AppendNull();
+  }
+  data::Column& table = batch_.rows.mutable_column(meta + 3);
+  if (decoder_->source_table().empty()) {
+    table.AppendNull();
+  } else {
+    table.AppendBytes(decoder_->source_table());
+  }
+  batch_.positions.push_back(
+      change::SourcePosition{path_, record.line, static_cast<int64_t>(record.offset)});
+  if (options_.keep_row_text) {
+    batch_.raw.emplace_back(record.text.substr(0, decoder_->consumed()));
+  } else {
+    batch_.raw.emplace_back();
+  }
+  for (int c : decoder_->unchanged()) unchanged_.emplace_back(rows_, c);
+  auto& columns = decoder_->columns();
+  for (int c : decoder_->touched()) {
+    internal::DebeziumColumn& column = columns[static_cast<size_t>(c)];
+    const data::TypePtr& type = decoder_->event_type(static_cast<size_t>(c));
+    if (column.latest.get() != type.get()) column.latest = type;
+  }
+  ++rows_;
+}
+
+void DebeziumReaderImpl::Reject(std::string raw, const RecordFramer::Record& record,
+                                std::string reason) {
+  batch_.rejected.push_back(change::RejectedRecord{
+      std::move(raw),
+      change::SourcePosition{path_, record.line, static_cast<int64_t>(record.offset)},
+      std::move(reason)});
+}
+
+change::ChangeBatch DebeziumReaderImpl::FinishBatch() {
+  if (!materialized_) Materialize();
+  if (rows_ > 0) {
+    for (size_t c = 0; c < batch_.rows.num_columns(); ++c) {
+      const data::Column& column = batch_.rows.column(c);
+      if (!column.bytes().empty()) {
+        bytes_per_row_[batch_.rows.schema().field(c).name] =
+            static_cast<double>(column.bytes().size()) / static_cast<double>(rows_);
+      }
+    }
+  }
+  if (!unchanged_.empty()) {
+    batch_.unchanged.assign(batch_.rows.num_columns(),
+                            std::vector<uint8_t>(static_cast<size_t>(rows_), 0));
+    for (const auto& [row, column] : unchanged_) {
+      batch_.unchanged[static_cast<size_t>(column)][static_cast<size_t>(row)] = 1;
+    }
+  }
+  next_sequence_type_ = batch_sequence_type_;
+  return std::move(batch_);
+}
+
+Result<std::optional<change::ChangeBatch>> DebeziumReaderImpl::Next() {
+  if (done_) return std::optional<change::ChangeBatch>();
+  BeginBatch();
+  Step step;
+  while (rows_ < options_.batch_rows) {
+    CDCLAKE_ASSIGN_OR_RETURN(bool more, ReadStep(*framer_, *decoder_, &step));
+    if (!more) {
+      done_ = true;
+      break;
+    }
+    const size_t consumed = decoder_->consumed();
+    switch (step.outcome) {
+      case Outcome::kSyntaxError:
+        Reject(std::move(step.raw), step.record, std::move(step.reason));
+        continue;
+      case Outcome::kRejected:
+        Reject(std::string(step.record.text.substr(0, consumed)), step.record, decoder_->reason());
+        break;
+      case Outcome::kTombstone:
+        ++counts_.tombstones;
+        break;
+      case Outcome::kMessage:
+        ++counts_.messages;
+        break;
+      case Outcome::kTransaction:
+        ++counts_.transaction_records;
+        break;
+      case Outcome::kSchemaChange:
+        ++counts_.schema_changes;
+        break;
+      case Outcome::kIncomplete:  // ReadStep turns it into kSyntaxError
+        break;
+      case Outcome::kRow:
+        if (!Fits()) {
+          if (rows_ > 0) {
+            // A new column or type: this batch ends; the record is decoded again into the next.
+            for (int c : decoder_->touched()) {
+              auto& column = decoder_->columns()[static_cast<size_t>(c)];
+              column.latest = decoder_->event_type(static_cast<size_t>(c));
+            }
+            data::TypePtr sequence = decoder_->sequence_type();
+            change::ChangeBatch batch = FinishBatch();
+            if (sequence != nullptr) next_sequence_type_ = sequence;
+            return std::optional<change::ChangeBatch>(std::move(batch));
+          }
+          Adopt();
+        }
+        AppendRow(step.record);
+        break;
+    }
+    framer_->Consume(consumed);
+  }
+  if (rows_ == 0 && batch_.rejected.empty()) {
+    done_ = true;
+    return std::optional<change::ChangeBatch>();
+  }
+  return std::optional<change::ChangeBatch>(FinishBatch());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DebeziumReader>> DebeziumReader::Open(io::FileSystem& fs, std::string path,
+                                                             DebeziumOptions options) {
+  if (options.batch_rows <= 0) return Status::InvalidArgument("batch_rows must be positive");
+  if (options.sequence_path.has_value() && options.sequence_path->empty()) {
+    return Status::InvalidArgument("sequence_path is empty");
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(ChunkedInput input, ChunkedInput::Open(fs, path, kChunkBytes));
+  auto reader =
+      std::make_unique<DebeziumReaderImpl>(std::move(input), std::move(path), std::move(options));
+  CDCLAKE_RETURN_IF_ERROR(reader->Prepare());
+  return std::unique_ptr<DebeziumReader>(std::move(reader));
+}
+
+}  // namespace cdclake::sources
