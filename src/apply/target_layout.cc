@@ -18,25 +18,10 @@ bool IsKey(const FlowDefinition& flow, const std::string& name) {
   return std::find(flow.keys.begin(), flow.keys.end(), name) != flow.keys.end();
 }
 
-int IntegerRank(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return 1;
-    case TypeId::kInt16:
-      return 2;
-    case TypeId::kInt32:
-      return 3;
-    case TypeId::kInt64:
-      return 4;
-    default:
-      return 0;
-  }
-}
-
 // Whether a value of `from` fits a column of `to` unchanged in its Value form.
 bool FitsIn(const data::DataType& from, const data::DataType& to) {
   if (from.Equals(to)) return true;
-  int rf = IntegerRank(from.id()), rt = IntegerRank(to.id());
+  int rf = data::IntegerRank(from.id()), rt = data::IntegerRank(to.id());
   if (rf && rt) return rf <= rt;
   if (from.id() == TypeId::kFloat && to.id() == TypeId::kDouble) return true;
   if (from.id() == TypeId::kDecimal && to.id() == TypeId::kDecimal) {
@@ -86,8 +71,8 @@ Result<TargetLayout> TargetLayout::Make(const FlowDefinition& flow, const data::
   }
   if (flow.scd_type == ScdType::kType2 &&
       !target.field(l.start_field_).type->Equals(*l.sequence_type_) &&
-      !(IntegerRank(target.field(l.start_field_).type->id()) &&
-        IntegerRank(l.sequence_type_->id()))) {
+      !(data::IntegerRank(target.field(l.start_field_).type->id()) &&
+        data::IntegerRank(l.sequence_type_->id()))) {
     return Status::InvalidArgument("the target's __START_AT is " +
                                    target.field(l.start_field_).type->ToString() +
                                    " but the sequence is " + l.sequence_type_->ToString());

@@ -128,4 +128,19 @@ bool DataType::Equals(const DataType& other) const {
   return fields_ == other.fields_;
 }
 
+int IntegerRank(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
+    case TypeId::kInt32:
+      return 3;
+    case TypeId::kInt64:
+      return 4;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace cdclake::data

@@ -85,6 +85,10 @@ class DataType {
   std::vector<Field> fields_;
 };
 
+/// 1, 2, 3, 4 for the integer types from tinyint to bigint (their order of width); 0 for any
+/// other type.
+int IntegerRank(TypeId id);
+
 inline bool operator==(const DataType& a, const DataType& b) {
   return a.Equals(b);
 }

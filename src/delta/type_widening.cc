@@ -20,22 +20,6 @@ using Json = nlohmann::json;
 
 constexpr int64_t kMicrosPerDay = 86400LL * 1000 * 1000;
 
-// 1..4 for byte, short, int, long; 0 for any other type.
-int IntegerRank(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return 1;
-    case TypeId::kInt16:
-      return 2;
-    case TypeId::kInt32:
-      return 3;
-    case TypeId::kInt64:
-      return 4;
-    default:
-      return 0;
-  }
-}
-
 // The decimal digits left of the point an integer type needs: 10 for byte/short/int (as the
 // spec counts them), 20 for long.
 int IntegerDigits(TypeId id) {
@@ -102,12 +86,12 @@ Status Mismatch(std::string_view name, const DataType& from, const DataType& to)
 // Widens one primitive column whose layout differs from `to`.
 Result<Column> UpcastPrimitive(const Column& column, const TypePtr& to, std::string_view name) {
   const DataType& from = *column.type();
-  int from_rank = IntegerRank(from.id());
+  int from_rank = data::IntegerRank(from.id());
   switch (to->id()) {
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kInt64: {
-      int to_rank = IntegerRank(to->id());
+      int to_rank = data::IntegerRank(to->id());
       if (from_rank == 0 || from_rank > to_rank) break;
       if (to->id() == TypeId::kInt16) {
         return Rebuild<int16_t>(column, to, [&](int64_t i) -> Result<int16_t> {
@@ -173,8 +157,8 @@ std::string Quote(const std::string& s) {
 
 bool IsTypeWidening(const DataType& from, const DataType& to) {
   if (from.is_nested() || to.is_nested()) return false;
-  int from_rank = IntegerRank(from.id());
-  int to_rank = IntegerRank(to.id());
+  int from_rank = data::IntegerRank(from.id());
+  int to_rank = data::IntegerRank(to.id());
   if (from_rank > 0 && to_rank > 0) return from_rank < to_rank;
   switch (to.id()) {
     case TypeId::kDouble:
