@@ -435,4 +435,16 @@ Result<data::Schema> PhysicalSchema(const DeltaSchema& schema, std::string_view 
   return data::Schema(std::move(fields));
 }
 
+std::string PrimitiveTypeName(const data::DataType& type) {
+  if (type.id() == TypeId::kDecimal) {
+    return "decimal(" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) + ")";
+  }
+  if (type.is_nested()) return type.ToString();
+  return PrimitiveName(type.id());
+}
+
+Result<data::TypePtr> ParsePrimitiveTypeName(std::string_view name) {
+  return ParsePrimitive(std::string(name), {});
+}
+
 }  // namespace cdclake::delta

@@ -61,4 +61,12 @@ Result<ColumnMappingInfo> ColumnMappingOf(const DeltaSchema& schema, std::string
 /// are case-insensitive; others are kNotSupported.
 Result<data::Schema> PhysicalSchema(const DeltaSchema& schema, std::string_view mode);
 
+/// A primitive type's name as Delta schemas spell it ("integer", "long", "decimal(10,2)",
+/// "timestamp_ntz"); nested types get their DDL spelling.
+std::string PrimitiveTypeName(const data::DataType& type);
+
+/// Parses a primitive type name as Delta schemas spell it. kNotSupported for an unknown name,
+/// kCorrupt for a malformed decimal.
+Result<data::TypePtr> ParsePrimitiveTypeName(std::string_view name);
+
 }  // namespace cdclake::delta

@@ -187,54 +187,11 @@ bool IsIcebergCompatibleWidening(const DataType& from, const DataType& to) {
 }
 
 std::string DeltaTypeName(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      return "boolean";
-    case TypeId::kInt8:
-      return "byte";
-    case TypeId::kInt16:
-      return "short";
-    case TypeId::kInt32:
-      return "integer";
-    case TypeId::kInt64:
-      return "long";
-    case TypeId::kFloat:
-      return "float";
-    case TypeId::kDouble:
-      return "double";
-    case TypeId::kDecimal:
-      return "decimal(" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) +
-             ")";
-    case TypeId::kString:
-      return "string";
-    case TypeId::kBinary:
-      return "binary";
-    case TypeId::kDate:
-      return "date";
-    case TypeId::kTimestamp:
-      return "timestamp";
-    case TypeId::kTimestampNtz:
-      return "timestamp_ntz";
-    default:
-      return type.ToString();
-  }
+  return PrimitiveTypeName(type);
 }
 
 Result<TypePtr> ParseDeltaTypeName(std::string_view name) {
-  // The schema parser owns the type grammar: ask it about a one-column struct.
-  Json wrapper = {{"type", "struct"},
-                  {"fields", Json::array({{{"name", "c"},
-                                           {"type", std::string(name)},
-                                           {"nullable", true},
-                                           {"metadata", Json::object()}}})}};
-  auto schema = ParseSchemaJson(json::Dump(wrapper));
-  if (!schema.ok()) {
-    if (schema.status().code() == StatusCode::kNotSupported) {
-      return Status::NotSupported("type " + std::string(name));
-    }
-    return Status::Corrupt("malformed type name '" + std::string(name) + "'");
-  }
-  return schema->field(0).type;
+  return ParsePrimitiveTypeName(name);
 }
 
 Result<std::vector<TypeChange>> ParseTypeChanges(const Json& value) {
