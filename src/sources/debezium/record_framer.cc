@@ -12,8 +12,6 @@ namespace cdclake::sources::internal {
 
 namespace {
 
-constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-
 bool IsBlank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
 }
@@ -48,13 +46,7 @@ Result<bool> RecordFramer::SkipSeparators() {
   for (;;) {
     std::string_view data = input_->available();
     if (!started_) {
-      if (data.size() < kByteOrderMark.size() && !input_->at_eof()) {
-        CDCLAKE_RETURN_IF_ERROR(input_->ReadMore());
-        continue;
-      }
-      if (data.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
-        input_->Consume(kByteOrderMark.size());
-      }
+      CDCLAKE_RETURN_IF_ERROR(input_->SkipByteOrderMark());
       started_ = true;
       continue;
     }

@@ -39,4 +39,15 @@ void ChunkedInput::Rewind() {
   read_end_ = 0;
 }
 
+Status ChunkedInput::SkipByteOrderMark() {
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  while (available().size() < kByteOrderMark.size() && !at_eof()) {
+    CDCLAKE_RETURN_IF_ERROR(ReadMore());
+  }
+  if (available().substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+    Consume(kByteOrderMark.size());
+  }
+  return Status::OK();
+}
+
 }  // namespace cdclake::sources::internal

@@ -32,6 +32,9 @@ class ChunkedInput {
   Status ReadMore();
   /// Starts over at the first byte of the file.
   void Rewind();
+  /// Consumes a UTF-8 byte-order mark at the current position, if there is one (reading
+  /// more first when fewer than three bytes are available).
+  Status SkipByteOrderMark();
 
  private:
   ChunkedInput(std::unique_ptr<io::RandomAccessFile> file, uint64_t size, uint64_t chunk_bytes)

@@ -8,8 +8,6 @@ namespace cdclake::sources::internal {
 
 namespace {
 
-constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-
 size_t CountNewlines(std::string_view s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
 }
@@ -120,13 +118,7 @@ Result<bool> CsvRecordSplitter::Next(CsvRecord* record) {
   for (;;) {
     std::string_view data = input_->available();
     if (!started_) {
-      if (data.size() < kByteOrderMark.size() && !input_->at_eof()) {
-        CDCLAKE_RETURN_IF_ERROR(input_->ReadMore());
-        continue;
-      }
-      if (data.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
-        input_->Consume(kByteOrderMark.size());
-      }
+      CDCLAKE_RETURN_IF_ERROR(input_->SkipByteOrderMark());
       started_ = true;
       continue;
     }

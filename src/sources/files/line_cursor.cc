@@ -5,21 +5,11 @@
 
 namespace cdclake::sources::internal {
 
-namespace {
-constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-}  // namespace
-
 Result<bool> LineCursor::Next(std::string_view* line, int64_t* number, uint64_t* offset) {
   for (;;) {
     std::string_view data = input_->available();
     if (!started_) {
-      if (data.size() < kByteOrderMark.size() && !input_->at_eof()) {
-        CDCLAKE_RETURN_IF_ERROR(input_->ReadMore());
-        continue;
-      }
-      if (data.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
-        input_->Consume(kByteOrderMark.size());
-      }
+      CDCLAKE_RETURN_IF_ERROR(input_->SkipByteOrderMark());
       started_ = true;
       continue;
     }
