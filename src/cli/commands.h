@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cdclake/delta.h"
+#include "cdclake/flow.h"
 
 namespace cdclake::cli {
 
@@ -22,6 +23,20 @@ Action AddCheckCommand(CLI::App& app);
 Action AddChangesCommand(CLI::App& app);
 Action AddApplyCommand(CLI::App& app);
 Action AddOptimizeCommand(CLI::App& app);
+
+/// What `cdclake apply` was given for snapshot input (SEMANTICS §7); see apply_snapshots.cc.
+struct SnapshotApplyArgs {
+  std::string from_snapshots;    // --from-snapshots DIR: versioned snapshots, one file each
+  std::string snapshot;          // --snapshot FILE: a source re-read on each run
+  std::string snapshot_version;  // --snapshot-version V: FILE's version (default: the run time)
+  std::string format;            // --format: csv, jsonl, parquet (default: each file's extension)
+  std::string schema;            // --schema: types to read columns as
+};
+
+/// Applies the snapshots `args` names to `flow`'s target (keys, SCD type, columns and tracked
+/// history from `flow`; the snapshot version is the sequence), prints the run's summary and
+/// returns the exit code (0 ok, 1 failed, 2 bad usage).
+int RunSnapshotApply(const apply::FlowDefinition& flow, const SnapshotApplyArgs& args);
 
 /// True when `path` holds a `_delta_log` folder.
 bool IsDeltaTable(const std::string& path);

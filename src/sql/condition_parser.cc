@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sql/expression_parser_internal.h"
 #include "sql/token_stream_internal.h"
 
 namespace cdclake::sql {
@@ -102,6 +103,12 @@ class ConditionParser {
       return AfterPredicateError("the end of the condition");
     }
     return e;
+  }
+
+  /// An expression without the end-of-input check (ParseExpression).
+  Result<ExprPtr> ParseEmbedded() {
+    if (ts_.AtEnd()) return ts_.Expected("an expression");
+    return ParseOr();
   }
 
  private:
@@ -330,6 +337,10 @@ class ConditionParser {
 Result<std::unique_ptr<data::Expr>> ParseCondition(std::string_view text) {
   CDCLAKE_ASSIGN_OR_RETURN(TokenStream ts, TokenStream::Open(text));
   return ConditionParser(&ts).Parse();
+}
+
+Result<std::unique_ptr<data::Expr>> ParseExpression(TokenStream& tokens) {
+  return ConditionParser(&tokens).ParseEmbedded();
 }
 
 }  // namespace cdclake::sql
