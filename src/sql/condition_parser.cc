@@ -1,6 +1,8 @@
-// ConditionParser: recursive descent over the condition grammar, loosest first:
+// ConditionParser: recursive descent over the expression grammar, loosest first:
 //   or := and (OR and)*   and := not (AND not)*   not := NOT not | predicate
-//   predicate := value [op value | [NOT] IN (value, ...) | IS [NOT] NULL]
+//   predicate := sum [op sum | [NOT] IN (sum, ...) | IS [NOT] NULL]
+//   sum := product ((+ | - | ||) product)*   product := unary ((* | / | %) unary)*
+//   unary := (- | +) unary | primary   primary := literal, column, (or), CASE, CAST, call
 #include "sql/condition_parser.h"
 
 #include <charconv>
@@ -8,12 +10,14 @@
 #include <limits>
 
 #include "sql/expression_parser_internal.h"
+#include "sql/schema_ddl.h"
 #include "sql/token_stream_internal.h"
 
 namespace cdclake::sql {
 
 namespace {
 
+using data::ArithOp;
 using data::CompareOp;
 using data::DataType;
 using data::Expr;
@@ -139,12 +143,12 @@ class ConditionParser {
   }
 
   Result<ExprPtr> ParsePredicate() {
-    CDCLAKE_ASSIGN_OR_RETURN(ExprPtr left, ParseValue(""));
+    CDCLAKE_ASSIGN_OR_RETURN(ExprPtr left, ParseSum(""));
     CompareOp op;
     const Token& t = ts_.Peek();
     if (CompareOpOf(t, &op)) {
       std::string after = "'" + ts_.Next().text + "'";
-      CDCLAKE_ASSIGN_OR_RETURN(ExprPtr right, ParseValue(after));
+      CDCLAKE_ASSIGN_OR_RETURN(ExprPtr right, ParseSum(after));
       return Expr::Compare(op, std::move(left), std::move(right));
     }
     if (t.IsKeyword("IN") || (t.IsKeyword("NOT") && ts_.PeekKeyword("IN", 1))) {
@@ -177,7 +181,7 @@ class ConditionParser {
     std::vector<ExprPtr> items;
     while (true) {
       if (ts_.PeekOperator(")")) return ts_.Expected("a value in the IN list");
-      CDCLAKE_ASSIGN_OR_RETURN(ExprPtr item, ParseValue("in the IN list"));
+      CDCLAKE_ASSIGN_OR_RETURN(ExprPtr item, ParseSum("in the IN list"));
       items.push_back(std::move(item));
       if (ts_.AcceptOperator(",")) continue;
       if (ts_.AcceptOperator(")")) break;
@@ -188,8 +192,61 @@ class ConditionParser {
     return Expr::In(std::move(value), std::move(items), negated);
   }
 
-  // A column, a literal or a parenthesized condition. `context` ("'='", "in the IN list") goes
-  // into the message when no value is there.
+  // `+ - ||`, left to right. `context` ("'='", "in the IN list") goes into the message when no
+  // value is there.
+  Result<ExprPtr> ParseSum(std::string_view context) {
+    CDCLAKE_ASSIGN_OR_RETURN(ExprPtr left, ParseProduct(context));
+    while (true) {
+      const Token& t = ts_.Peek();
+      if (t.IsOperator("+") || t.IsOperator("-") || t.IsOperator("||")) {
+        std::string op = ts_.Next().text;
+        CDCLAKE_ASSIGN_OR_RETURN(ExprPtr right, ParseProduct("'" + op + "'"));
+        if (op == "||") {
+          left = Expr::Concat(std::move(left), std::move(right));
+        } else {
+          left = Expr::Arithmetic(op == "+" ? ArithOp::kAdd : ArithOp::kSub, std::move(left),
+                                  std::move(right));
+        }
+        continue;
+      }
+      return left;
+    }
+  }
+
+  // `* / %`, left to right.
+  Result<ExprPtr> ParseProduct(std::string_view context) {
+    CDCLAKE_ASSIGN_OR_RETURN(ExprPtr left, ParseUnary(context));
+    while (true) {
+      const Token& t = ts_.Peek();
+      ArithOp op;
+      if (t.IsOperator("*")) {
+        op = ArithOp::kMul;
+      } else if (t.IsOperator("/")) {
+        op = ArithOp::kDiv;
+      } else if (t.IsOperator("%")) {
+        op = ArithOp::kMod;
+      } else {
+        return left;
+      }
+      std::string after = "'" + ts_.Next().text + "'";
+      CDCLAKE_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary(after));
+      left = Expr::Arithmetic(op, std::move(left), std::move(right));
+    }
+  }
+
+  // A sign before a value; before a number it is part of the literal (-9223372036854775808).
+  Result<ExprPtr> ParseUnary(std::string_view context) {
+    const Token& t = ts_.Peek();
+    if (t.IsOperator("-") || t.IsOperator("+")) {
+      bool negative = ts_.Next().text == "-";
+      if (ts_.Peek().kind == TokenKind::kNumber) return NumberLiteral(ts_, ts_.Next(), negative);
+      CDCLAKE_ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary(negative ? "'-'" : "'+'"));
+      return negative ? Expr::Negate(std::move(operand)) : std::move(operand);
+    }
+    return ParseValue(context);
+  }
+
+  // A column, a literal, a parenthesized expression, CASE, CAST or a function call.
   Result<ExprPtr> ParseValue(std::string_view context) {
     auto expected_value = [&]() {
       std::string what = "a value";
@@ -222,13 +279,6 @@ class ConditionParser {
           }
           return inner;
         }
-        if (t.IsOperator("-") || t.IsOperator("+")) {
-          bool negative = ts_.Next().text == "-";
-          if (ts_.Peek().kind != TokenKind::kNumber) {
-            return ts_.Expected(std::string("a number after '") + (negative ? "-" : "+") + "'");
-          }
-          return NumberLiteral(ts_, ts_.Next(), negative);
-        }
         return expected_value();
       case TokenKind::kIdentifier:
         break;
@@ -241,21 +291,133 @@ class ConditionParser {
       return Expr::Literal(Value::Bool(ts_.Next().IsKeyword("TRUE")), DataType::Boolean());
     }
     if (IsReserved(t)) return expected_value();
+    if (case_depth_ > 0) {
+      for (std::string_view w : {"WHEN", "THEN", "ELSE", "END"}) {
+        if (t.IsKeyword(w)) return expected_value();
+      }
+    }
     if (ts_.Peek(1).kind == TokenKind::kString) {
       if (t.IsKeyword("DATE") || t.IsKeyword("TIMESTAMP") || t.IsKeyword("TIMESTAMP_NTZ") ||
           t.IsKeyword("TIMESTAMP_LTZ")) {
         return ParseTypedLiteral();
       }
     }
-    if (ts_.PeekOperator("(", 1)) {
-      return ts_.ErrorAt(t, "unknown function '" + t.text +
-                                "': conditions support comparisons, IN, IS NULL, AND, OR and "
-                                "NOT");
-    }
-    if (t.IsKeyword("CASE") || t.IsKeyword("EXISTS") || t.IsKeyword("INTERVAL")) {
+    if (t.IsKeyword("CASE")) return ParseCase();
+    if (t.IsKeyword("EXISTS") || t.IsKeyword("INTERVAL")) {
       return ts_.ErrorAt(t, ToUpperAscii(t.text) + " is not supported in conditions");
     }
+    if (ts_.PeekOperator("(", 1)) {
+      if (t.IsKeyword("CAST")) return ParseCast();
+      return ParseCall();
+    }
     return ParseColumn();
+  }
+
+  // CASE [operand] WHEN x THEN y ... [ELSE z] END
+  Result<ExprPtr> ParseCase() {
+    const Token& open = ts_.Next();
+    ++case_depth_;
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{case_depth_};
+    ExprPtr operand;
+    if (!ts_.PeekKeyword("WHEN")) {
+      CDCLAKE_ASSIGN_OR_RETURN(operand, ParseOr());
+    }
+    std::vector<ExprPtr> when, then;
+    while (ts_.AcceptKeyword("WHEN")) {
+      CDCLAKE_ASSIGN_OR_RETURN(ExprPtr w, ParseOr());
+      if (!ts_.AcceptKeyword("THEN")) return ts_.Expected("THEN after the WHEN condition");
+      CDCLAKE_ASSIGN_OR_RETURN(ExprPtr v, ParseOr());
+      when.push_back(std::move(w));
+      then.push_back(std::move(v));
+    }
+    if (when.empty())
+      return ts_.Expected(operand ? "WHEN after the CASE operand" : "WHEN after CASE");
+    ExprPtr otherwise;
+    if (ts_.AcceptKeyword("ELSE")) {
+      CDCLAKE_ASSIGN_OR_RETURN(otherwise, ParseOr());
+    }
+    if (!ts_.AcceptKeyword("END")) {
+      return ts_.Expected(std::string(otherwise ? "END" : "WHEN, ELSE or END") +
+                          " to close the CASE at " + DescribePosition(ts_.source(), open.offset));
+    }
+    return Expr::Case(std::move(operand), std::move(when), std::move(then), std::move(otherwise));
+  }
+
+  // CAST(value AS type): the type is read by ParseTypeName from the text up to the closing ')'.
+  Result<ExprPtr> ParseCast() {
+    const Token& keyword = ts_.Next();
+    ts_.Next();  // (
+    CDCLAKE_ASSIGN_OR_RETURN(ExprPtr value, ParseOr());
+    if (!ts_.AcceptKeyword("AS")) return ts_.Expected("AS and a type in CAST");
+    size_t depth = 0;
+    size_t k = 0;
+    for (;; ++k) {
+      const Token& t = ts_.Peek(k);
+      if (t.kind == TokenKind::kEnd) {
+        return ts_.ErrorAt(t, "expected ')' to close the CAST at " +
+                                  DescribePosition(ts_.source(), keyword.offset) +
+                                  ", found end of input");
+      }
+      if (t.IsOperator("(")) ++depth;
+      if (t.IsOperator(")")) {
+        if (depth == 0) break;
+        --depth;
+      }
+    }
+    if (k == 0) return ts_.Expected("a type after AS");
+    size_t start = ts_.Peek().offset;
+    const Token& last = ts_.Peek(k - 1);
+    std::string_view text = ts_.source().substr(start, last.offset + last.length - start);
+    Result<data::TypePtr> type = ParseTypeName(text);
+    if (!type.ok()) return TypeError(type.status().message(), start);
+    for (size_t i = 0; i <= k; ++i) ts_.Next();  // the type and ')'
+    return Expr::Cast(std::move(value), std::move(*type));
+  }
+
+  // A ParseTypeName error ("line 1, column C: message\n...") moved to where the type starts.
+  Status TypeError(const std::string& message, size_t start) const {
+    std::string_view m = message;
+    constexpr std::string_view kPrefix = "line 1, column ";
+    size_t offset = start;
+    if (m.substr(0, kPrefix.size()) == kPrefix) {
+      size_t colon = m.find(": ");
+      int column = 0;
+      std::from_chars(m.data() + kPrefix.size(), m.data() + colon, column);
+      if (column > 0) offset += static_cast<size_t>(column - 1);
+      m = m.substr(colon + 2);
+    }
+    m = m.substr(0, m.find('\n'));
+    return SyntaxError(ts_.source(), offset, m);
+  }
+
+  // name(args...) for a function IsScalarFunction knows.
+  Result<ExprPtr> ParseCall() {
+    const Token& name = ts_.Next();
+    std::string lower(name.text);
+    for (char& c : lower) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    if (!data::IsScalarFunction(lower)) {
+      return ts_.ErrorAt(name, "unknown function '" + name.text +
+                                   "' (functions: " + data::ScalarFunctionNames() + ", CAST)");
+    }
+    const Token& open = ts_.Next();
+    std::vector<ExprPtr> args;
+    if (!ts_.AcceptOperator(")")) {
+      while (true) {
+        CDCLAKE_ASSIGN_OR_RETURN(ExprPtr arg, ParseOr());
+        args.push_back(std::move(arg));
+        if (ts_.AcceptOperator(",")) continue;
+        if (ts_.AcceptOperator(")")) break;
+        if (Status s = Unsupported(ts_.Peek()); !s.ok()) return s;
+        return ts_.Expected("',' or ')' to close the arguments of " + name.text + " opened at " +
+                            DescribePosition(ts_.source(), open.offset));
+      }
+    }
+    return Expr::Function(lower, std::move(args));
   }
 
   Result<ExprPtr> ParseTypedLiteral() {
@@ -298,11 +460,9 @@ class ConditionParser {
     if (t.IsOperator("<=>")) {
       return ts_.ErrorAt(t, "'<=>' is not supported in conditions; use = with IS NULL");
     }
-    for (std::string_view op : {"+", "-", "*", "/", "%", "||", "&", "|", "^"}) {
+    for (std::string_view op : {"&", "|", "^", "~"}) {
       if (t.IsOperator(op)) {
-        return ts_.ErrorAt(t, "'" + std::string(op) +
-                                  "': arithmetic is not supported in "
-                                  "conditions");
+        return ts_.ErrorAt(t, "'" + std::string(op) + "': bitwise operators are not supported");
       }
     }
     return Status::OK();
@@ -330,6 +490,7 @@ class ConditionParser {
   }
 
   TokenStream& ts_;
+  int case_depth_ = 0;  // WHEN THEN ELSE END end a value inside a CASE
 };
 
 }  // namespace

@@ -7,10 +7,12 @@
 #include <limits>
 
 #include "data/value_format.h"
+#include "sql/expression_parser_internal.h"
 
 namespace cdclake::sql {
 namespace {
 
+using data::ArithOp;
 using data::CompareOp;
 using data::DataType;
 using data::Expr;
@@ -215,6 +217,144 @@ TEST(ConditionParserTest, ColumnPaths) {
   EXPECT_EQ(data::ReferencedColumns(*e), (std::vector<std::string>{"timestamp", "struct", "date"}));
 }
 
+// The tree's shape with every node parenthesized: (a + (b * c)).
+std::string Shape(const Expr& e) {
+  auto child = [&](size_t i) { return Shape(*e.children[i]); };
+  switch (e.kind) {
+    case ExprKind::kArithmetic: {
+      const char* ops[] = {"+", "-", "*", "/", "%"};
+      return "(" + child(0) + " " + ops[static_cast<int>(e.arith_op)] + " " + child(1) + ")";
+    }
+    case ExprKind::kConcat:
+      return "(" + child(0) + " || " + child(1) + ")";
+    case ExprKind::kNegate:
+      return "(-" + child(0) + ")";
+    case ExprKind::kCompare:
+      return "(" + child(0) + " ? " + child(1) + ")";
+    case ExprKind::kAnd:
+      return "(" + child(0) + " AND " + child(1) + ")";
+    default:
+      return e.ToString();
+  }
+}
+
+TEST(ConditionParserTest, ValuePrecedence) {
+  std::pair<const char*, const char*> cases[] = {
+      {"a + b * c = 1", "((a + (b * c)) ? 1)"},
+      {"a * b + c = 1", "(((a * b) + c) ? 1)"},
+      {"a - b - c = 1", "(((a - b) - c) ? 1)"},
+      {"a / b % c = 1", "(((a / b) % c) ? 1)"},
+      {"-a * b = 1", "(((-a) * b) ? 1)"},
+      {"- -a = 1", "((-(-a)) ? 1)"},
+      {"a - -1 = 1", "((a - -1) ? 1)"},
+      {"a || b || 'x' = 'y'", "(((a || b) || 'x') ? 'y')"},
+      {"a || b + 1 = 'y'", "(((a || b) + 1) ? 'y')"},
+      {"(a + b) * c = 1 AND d", "((((a + b) * c) ? 1) AND d)"},
+      {"a + 1 > b - 2", "((a + 1) ? (b - 2))"},
+  };
+  for (const auto& [text, want] : cases) {
+    auto e = Parse(text);
+    ASSERT_TRUE(e) << text;
+    EXPECT_EQ(Shape(*e), want) << text;
+  }
+  auto neg = Parse("x = -9223372036854775808");
+  ASSERT_TRUE(neg);
+  EXPECT_EQ(RightLiteral(*neg).literal, Value::Int(std::numeric_limits<int64_t>::min()));
+}
+
+TEST(ConditionParserTest, CaseCastAndFunctions) {
+  auto e = Parse(
+      "CASE WHEN a > 0 THEN CASE b WHEN 1 THEN 'one' ELSE 'many' END "
+      "WHEN a < 0 THEN 'neg' END = 'one'");
+  ASSERT_TRUE(e);
+  const Expr& c = *e->children[0];
+  ASSERT_EQ(c.kind, ExprKind::kCase);
+  EXPECT_FALSE(c.case_operand);
+  EXPECT_FALSE(c.case_else);
+  ASSERT_EQ(c.children.size(), 4u);
+  const Expr& inner = *c.children[1];
+  ASSERT_EQ(inner.kind, ExprKind::kCase);
+  EXPECT_TRUE(inner.case_operand);
+  EXPECT_TRUE(inner.case_else);
+  EXPECT_EQ(e->ToString(),
+            "CASE WHEN a > 0 THEN CASE b WHEN 1 THEN 'one' ELSE 'many' END WHEN a < 0 THEN 'neg' "
+            "END = 'one'");
+
+  auto cast = Parse("cast(amount AS Decimal(12, 4)) > 1");
+  ASSERT_TRUE(cast);
+  ASSERT_EQ(cast->children[0]->kind, ExprKind::kCast);
+  EXPECT_EQ(cast->children[0]->cast_type->ToString(), "decimal(12,4)");
+  EXPECT_EQ(cast->ToString(), "CAST(amount AS decimal(12,4)) > 1");
+
+  auto f = Parse("UPPER(trim(op)) = 'D' AND Substring(name, 1, 2) || concat(a, b) <> ''");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->ToString(), "upper(trim(op)) = 'D' AND substring(name, 1, 2) || concat(a, b) <> ''");
+  auto co = Parse("coalesce(a, b + 1, 0) = 1");
+  ASSERT_TRUE(co);
+  EXPECT_EQ(co->children[0]->kind, ExprKind::kFunction);
+  EXPECT_EQ(co->children[0]->function, "coalesce");
+  EXPECT_EQ(co->children[0]->children.size(), 3u);
+  // CAST and the CASE words name columns where they cannot start an expression.
+  auto cols = Parse("cast = 1 AND `end` = 2 AND `when` = 3");
+  ASSERT_TRUE(cols);
+  EXPECT_EQ(cols->ToString(), "cast = 1 AND `end` = 2 AND `when` = 3");
+}
+
+TEST(ConditionParserTest, ToStringReadsBack) {
+  for (const char* text :
+       {"-(a + 1) * 2 = b % 3", "a - (b - c) = 0", "CAST(-1 AS string) || x = '-1x'",
+        "CASE x WHEN 1 THEN -a ELSE abs(b) END IS NULL", "length(s) IN (1, 2 + 3)",
+        "(a = 1) = (b = 2)"}) {
+    auto e = Parse(text);
+    ASSERT_TRUE(e) << text;
+    auto again = Parse(e->ToString());
+    ASSERT_TRUE(again) << e->ToString();
+    EXPECT_EQ(again->ToString(), e->ToString()) << text;
+    EXPECT_EQ(Shape(*again), Shape(*e)) << text;
+  }
+}
+
+TEST(ConditionParserTest, EmbeddedExpressionStopsBeforeWhatCannotContinueIt) {
+  std::pair<const char*, const char*> cases[] = {
+      {"a + 1 AS x", "AS"},
+      {"upper(b), c", ","},
+      {"CASE WHEN a THEN 1 END FROM t", "FROM"},
+      {"CAST(a AS INT) WHERE", "WHERE"},
+      {"a || 'x')", ")"},
+  };
+  for (const auto& [text, stop] : cases) {
+    auto ts = TokenStream::Open(text);
+    ASSERT_TRUE(ts.ok());
+    auto e = ParseExpression(*ts);
+    ASSERT_TRUE(e.ok()) << text << ": " << e.status().ToString();
+    EXPECT_EQ(ts->Peek().text, stop) << text;
+  }
+}
+
+TEST(ConditionParserTest, ParsedValueConditionsEvaluate) {
+  data::RecordBatch batch{data::Schema({{"op", DataType::String(), true},
+                                        {"a", DataType::Int32(), true},
+                                        {"b", DataType::Int64(), true}})};
+  batch.AppendRow({Value::Bytes("d"), Value::Int(1), Value::Int(1)});
+  batch.AppendRow({Value::Bytes("U"), Value::Int(5), Value::Int(2)});
+  batch.AppendRow({Value::Null(), Value::Null(), Value::Int(9)});
+  auto eval = [&](std::string_view text) {
+    auto e = Parse(text);
+    if (!e) return std::vector<uint8_t>{};
+    auto r = data::EvaluatePredicate(*e, batch);
+    EXPECT_TRUE(r.ok()) << text << ": " << r.status().ToString();
+    return r.ok() ? *r : std::vector<uint8_t>{};
+  };
+  using Bits = std::vector<uint8_t>;
+  EXPECT_EQ(eval("upper(op) = 'D'"), (Bits{1, 0, 0}));
+  EXPECT_EQ(eval("a + 1 > b * 2"), (Bits{0, 1, 0}));
+  EXPECT_EQ(eval("coalesce(a, b) % 2 = 1"), (Bits{1, 1, 1}));
+  EXPECT_EQ(eval("CASE WHEN op IS NULL THEN 'none' ELSE lower(op) END IN ('u', 'none')"),
+            (Bits{0, 1, 1}));
+  EXPECT_EQ(eval("CAST(b AS STRING) || op = '2U'"), (Bits{0, 1, 0}));
+  EXPECT_EQ(eval("b / 0 IS NULL"), (Bits{1, 1, 1}));
+}
+
 TEST(ConditionParserTest, ErrorsShowLineColumnAndCaret) {
   EXPECT_EQ(ParseError("operation = AND x"),
             "line 1, column 13: expected a value after '=', found 'AND'\n"
@@ -228,10 +368,10 @@ TEST(ConditionParserTest, ErrorsShowLineColumnAndCaret) {
             "line 1, column 4: expected a value after '=', found end of input\n"
             "  a = \n"
             "     ^");
-  EXPECT_EQ(ParseError("a = 1\nAND b = 2\n  AND lower(c) = 'y'"),
-            "line 3, column 7: unknown function 'lower': conditions support comparisons, IN, IS "
-            "NULL, AND, OR and NOT\n"
-            "    AND lower(c) = 'y'\n"
+  EXPECT_EQ(ParseError("a = 1\nAND b = 2\n  AND lowr(c) = 'y'"),
+            "line 3, column 7: unknown function 'lowr' (functions: abs, coalesce, concat, length, "
+            "lower, substr, substring, trim, upper, CAST)\n"
+            "    AND lowr(c) = 'y'\n"
             "        ^");
   EXPECT_EQ(ParseError("a =\tAND"),
             "line 1, column 5: expected a value after '=', found 'AND'\n"
@@ -259,8 +399,10 @@ TEST(ConditionParserTest, ErrorMessagesSayWhatWasExpected) {
       {"a BETWEEN 1 AND 2",
        "line 1, column 3: BETWEEN is not supported in conditions; use comparisons, IN or IS "
        "NULL"},
-      {"a + 1 = 2", "line 1, column 3: '+': arithmetic is not supported in conditions"},
-      {"a = b || 'x'", "line 1, column 7: '||': arithmetic is not supported in conditions"},
+      {"a & 1 = 2", "line 1, column 3: '&': bitwise operators are not supported"},
+      {"a + = 2", "line 1, column 5: expected a value after '+', found '='"},
+      {"a = b || ", "line 1, column 9: expected a value after '||', found end of input"},
+      {"a = b * AND", "line 1, column 9: expected a value after '*', found 'AND'"},
       {"a <=> b", "line 1, column 3: '<=>' is not supported in conditions; use = with IS NULL"},
       {"a IN 1", "line 1, column 6: expected '(' after IN, found '1'"},
       {"a IN ()", "line 1, column 7: expected a value in the IN list, found ')'"},
@@ -273,16 +415,34 @@ TEST(ConditionParserTest, ErrorMessagesSayWhatWasExpected) {
       {"a IS NOT TRUE", "line 1, column 10: expected NULL after IS NOT, found 'TRUE'"},
       {"a NOT 5", "line 1, column 7: expected IN after NOT, found '5'"},
       {"a. = 1", "line 1, column 4: expected a field name after '.', found '='"},
-      {"a = - b", "line 1, column 7: expected a number after '-', found 'b'"},
+      {"a = - = b", "line 1, column 7: expected a value after '-', found '='"},
       {"a = 'abc", "line 1, column 5: unterminated string: no closing '"},
       {"NOT", "line 1, column 4: expected a value, found end of input"},
       {"a = 1 AND", "line 1, column 10: expected a value, found end of input"},
       {"OR a", "line 1, column 1: expected a value, found 'OR'"},
       {"= 1", "line 1, column 1: expected a value, found '='"},
-      {"CASE WHEN a THEN 1 END = 1", "line 1, column 1: CASE is not supported in conditions"},
-      {"CAST(a AS INT) = 1",
-       "line 1, column 1: unknown function 'CAST': conditions support comparisons, IN, IS NULL, "
-       "AND, OR and NOT"},
+      {"CASE a THEN 1 END = 1",
+       "line 1, column 8: expected WHEN after the CASE operand, found "
+       "'THEN'"},
+      {"CASE WHEN a 1 END", "line 1, column 13: expected THEN after the WHEN condition, found '1'"},
+      {"CASE WHEN a THEN END", "line 1, column 18: expected a value, found 'END'"},
+      {"CASE WHEN a THEN 1 = 1",
+       "line 1, column 23: expected WHEN, ELSE or END to close the CASE at line 1, column 1, "
+       "found end of input"},
+      {"CASE WHEN a THEN 1 ELSE 2 WHEN",
+       "line 1, column 27: expected END to close the CASE at line 1, column 1, found 'WHEN'"},
+      {"CAST(a INT) = 1", "line 1, column 8: expected AS and a type in CAST, found 'INT'"},
+      {"CAST(a AS) = 1", "line 1, column 10: expected a type after AS, found ')'"},
+      {"CAST(a AS INTEGRAL) = 1", "line 1, column 11: unknown type 'INTEGRAL'"},
+      {"CAST(a AS DECIMAL(10,)) = 1",
+       "line 1, column 22: expected the scale (a whole number), found ')'"},
+      {"CAST(a AS INT = 1",
+       "line 1, column 18: expected ')' to close the CAST at line 1, "
+       "column 1, found end of input"},
+      {"upper(a b) = 'x'",
+       "line 1, column 9: expected ',' or ')' to close the arguments of upper opened at line 1, "
+       "column 6, found 'b'"},
+      {"EXISTS (SELECT 1)", "line 1, column 1: EXISTS is not supported in conditions"},
       {"d = DATE '2024-02-30'", "line 1, column 10: '2024-02-30' is not a valid date"},
       {"x = 123456789012345678901234567890123456789",
        "line 1, column 5: number 123456789012345678901234567890123456789 has more than 38 digits"},

@@ -13,58 +13,6 @@ namespace internal {
 
 namespace {
 
-enum class Category {
-  kNull,
-  kBoolean,
-  kInteger,
-  kDecimal,
-  kFloating,
-  kString,
-  kDate,
-  kTime,
-  kOther
-};
-
-Category CategoryOf(const DataType* type) {
-  if (type == nullptr) return Category::kNull;
-  switch (type->id()) {
-    case TypeId::kBoolean:
-      return Category::kBoolean;
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-      return Category::kInteger;
-    case TypeId::kDecimal:
-      return Category::kDecimal;
-    case TypeId::kFloat:
-    case TypeId::kDouble:
-      return Category::kFloating;
-    case TypeId::kString:
-    case TypeId::kBinary:
-      return Category::kString;
-    case TypeId::kDate:
-      return Category::kDate;
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz:
-      return Category::kTime;
-    default:
-      return Category::kOther;
-  }
-}
-
-bool IsNumeric(Category c) {
-  return c == Category::kInteger || c == Category::kDecimal || c == Category::kFloating;
-}
-
-bool IsTemporal(Category c) {
-  return c == Category::kDate || c == Category::kTime;
-}
-
-std::string TypeName(const DataType* type) {
-  return type == nullptr ? "NULL" : type->ToString();
-}
-
 std::string Names(const std::vector<Field>& fields) {
   std::string out;
   for (const Field& f : fields) {
@@ -174,6 +122,42 @@ class Binder {
         for (const Bound& c : b.children) CDCLAKE_RETURN_IF_ERROR(RequireBoolean(c));
         b.type = DataType::Boolean();
         return b;
+      case ExprKind::kArithmetic: {
+        if (n != 2) return Malformed(e);
+        CDCLAKE_ASSIGN_OR_RETURN(b.type,
+                                 ArithmeticType(e.arith_op, b.children[0], b.children[1], e));
+        return b;
+      }
+      case ExprKind::kNegate: {
+        if (n != 1) return Malformed(e);
+        CDCLAKE_ASSIGN_OR_RETURN(b.type, NegateType(b.children[0], e));
+        return b;
+      }
+      case ExprKind::kConcat:
+        if (n != 2) return Malformed(e);
+        for (const Bound& c : b.children) {
+          if (c.type != nullptr && !CanCast(*c.type, *DataType::String())) {
+            return Status::InvalidArgument("cannot apply '||' to " + TypeName(c.type.get()) + ": " +
+                                           e.ToString());
+          }
+        }
+        b.type = DataType::String();
+        return b;
+      case ExprKind::kCast:
+        if (n != 1 || e.cast_type == nullptr) return Malformed(e);
+        if (b.children[0].type != nullptr && !CanCast(*b.children[0].type, *e.cast_type)) {
+          return Status::InvalidArgument("cannot cast " + TypeName(b.children[0].type.get()) +
+                                         " to " + e.cast_type->ToString() + ": " + e.ToString());
+        }
+        b.type = e.cast_type;
+        return b;
+      case ExprKind::kCase:
+        CDCLAKE_RETURN_IF_ERROR(BindCase(e, &b));
+        return b;
+      case ExprKind::kFunction: {
+        CDCLAKE_ASSIGN_OR_RETURN(b.type, FunctionType(e, b.children));
+        return b;
+      }
     }
     return Malformed(e);
   }
@@ -181,6 +165,27 @@ class Binder {
  private:
   static Status Malformed(const Expr& e) {
     return Status::InvalidArgument("malformed expression: " + e.ToString());
+  }
+
+  // WHENs are boolean (or, with an operand, comparable with it); the results unify.
+  static Status BindCase(const Expr& e, Bound* b) {
+    size_t first = e.case_operand ? 1 : 0;
+    size_t end = e.children.size() - (e.case_else ? 1 : 0);
+    if (end < first + 2 || (end - first) % 2 != 0) return Malformed(e);
+    std::vector<const Bound*> results;
+    for (size_t i = first; i < end; i += 2) {
+      const Bound& when = b->children[i];
+      if (e.case_operand) {
+        CDCLAKE_ASSIGN_OR_RETURN(CompareSpec spec, BindComparison(b->children[0], when, e));
+        b->specs.push_back(std::move(spec));
+      } else {
+        CDCLAKE_RETURN_IF_ERROR(RequireBoolean(when));
+      }
+      results.push_back(&b->children[i + 1]);
+    }
+    if (e.case_else) results.push_back(&b->children.back());
+    CDCLAKE_ASSIGN_OR_RETURN(b->type, CommonType(results, "CASE branches", e));
+    return Status::OK();
   }
 
   Status BindColumn(const Expr& e, Bound* b) {

@@ -2,6 +2,7 @@
 // then one loop per operator over every row, NULL where either side is NULL.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -341,6 +342,18 @@ Operand Evaluator::MakeOperand(const Bound& b, Domain domain, const Side& side) 
   } else if (e.kind == ExprKind::kColumn) {
     const Column& c = Leaf(b, &o.valid_storage, &o.valid);
     SetArray(c, domain, side, &o);
+  } else if (!IsPredicateKind(e.kind)) {
+    // A computed value: evaluated once, its column kept alive by the operand.
+    Result<Column> c = EvalValue(b);
+    if (!c.ok()) {
+      Keep(c.status());
+      o.scalar = o.null = true;
+      return o;
+    }
+    auto owned = std::make_shared<const Column>(std::move(*c));
+    if (owned->has_nulls()) o.valid = owned->validity().data();
+    SetArray(*owned, domain, side, &o);
+    o.owned = std::move(owned);
   } else {
     // A boolean node compared as a value.
     std::vector<uint8_t> tri = EvalBool(b);

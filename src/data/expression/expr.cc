@@ -75,6 +75,78 @@ std::unique_ptr<Expr> Expr::IsNull(std::unique_ptr<Expr> child, bool negated) {
   return e;
 }
 
+std::unique_ptr<Expr> Expr::Arithmetic(ArithOp op, std::unique_ptr<Expr> left,
+                                       std::unique_ptr<Expr> right) {
+  auto e = MakeNode(ExprKind::kArithmetic, std::move(left), std::move(right));
+  e->arith_op = op;
+  return e;
+}
+
+std::unique_ptr<Expr> Expr::Negate(std::unique_ptr<Expr> child) {
+  return MakeNode(ExprKind::kNegate, std::move(child), nullptr);
+}
+
+std::unique_ptr<Expr> Expr::Concat(std::unique_ptr<Expr> left, std::unique_ptr<Expr> right) {
+  return MakeNode(ExprKind::kConcat, std::move(left), std::move(right));
+}
+
+std::unique_ptr<Expr> Expr::Cast(std::unique_ptr<Expr> child, TypePtr type) {
+  auto e = MakeNode(ExprKind::kCast, std::move(child), nullptr);
+  e->cast_type = std::move(type);
+  return e;
+}
+
+std::unique_ptr<Expr> Expr::Function(std::string_view name,
+                                     std::vector<std::unique_ptr<Expr>> args) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::kFunction;
+  e->function = ToLower(name);
+  e->children = std::move(args);
+  return e;
+}
+
+std::unique_ptr<Expr> Expr::Case(std::unique_ptr<Expr> operand,
+                                 std::vector<std::unique_ptr<Expr>> when,
+                                 std::vector<std::unique_ptr<Expr>> then,
+                                 std::unique_ptr<Expr> otherwise) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::kCase;
+  if (operand) {
+    e->case_operand = true;
+    e->children.push_back(std::move(operand));
+  }
+  for (size_t i = 0; i < when.size(); ++i) {
+    e->children.push_back(std::move(when[i]));
+    e->children.push_back(i < then.size() ? std::move(then[i]) : nullptr);
+  }
+  if (otherwise) {
+    e->case_else = true;
+    e->children.push_back(std::move(otherwise));
+  }
+  return e;
+}
+
+namespace {
+constexpr std::string_view kFunctionNames[] = {"abs",    "coalesce",  "concat", "length", "lower",
+                                               "substr", "substring", "trim",   "upper"};
+}  // namespace
+
+bool IsScalarFunction(std::string_view name) {
+  for (std::string_view f : kFunctionNames) {
+    if (f == name) return true;
+  }
+  return false;
+}
+
+std::string ScalarFunctionNames() {
+  std::string out;
+  for (std::string_view f : kFunctionNames) {
+    if (!out.empty()) out += ", ";
+    out += f;
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // SQL text
 
@@ -90,8 +162,9 @@ bool IsIdentifierChar(char c) {
 
 // Words a condition reserves; a column with one of these names is written in backticks.
 bool IsReservedWord(std::string_view word) {
-  static constexpr std::string_view kWords[] = {"and", "or",   "not",  "in",
-                                                "is",  "null", "true", "false"};
+  static constexpr std::string_view kWords[] = {"and",  "or",   "not",   "in",   "is",
+                                                "null", "true", "false", "case", "when",
+                                                "then", "else", "end"};
   std::string lower = ToLower(word);
   for (std::string_view w : kWords) {
     if (lower == w) return true;
@@ -182,8 +255,44 @@ std::string_view OpText(CompareOp op) {
   return "?";
 }
 
-// Binding strength, loosest first: OR, AND, NOT, then predicates, then values.
-int Precedence(ExprKind kind) {
+std::string_view ArithText(ArithOp op) {
+  switch (op) {
+    case ArithOp::kAdd:
+      return "+";
+    case ArithOp::kSub:
+      return "-";
+    case ArithOp::kMul:
+      return "*";
+    case ArithOp::kDiv:
+      return "/";
+    case ArithOp::kMod:
+      return "%";
+  }
+  return "?";
+}
+
+constexpr int kAdditive = 5;
+constexpr int kMultiplicative = 6;
+constexpr int kUnary = 7;
+
+// Binding strength, loosest first: OR, AND, NOT, predicates, `+ - ||`, `* / %`, unary minus,
+// then primaries.
+int Precedence(const Expr& e) {
+  ExprKind kind = e.kind;
+  if (kind == ExprKind::kArithmetic) {
+    return e.arith_op == ArithOp::kAdd || e.arith_op == ArithOp::kSub ? kAdditive : kMultiplicative;
+  }
+  if (kind == ExprKind::kLiteral && e.literal_type != nullptr) {
+    // A negative number reads as a unary minus.
+    const Value& v = e.literal;
+    bool negative = (v.is_int() && v.int_value() < 0) || (v.is_double() && v.double_value() < 0) ||
+                    (v.is_decimal() && v.decimal_value() < 0);
+    if (negative && e.literal_type->id() != TypeId::kDate &&
+        e.literal_type->id() != TypeId::kTimestamp &&
+        e.literal_type->id() != TypeId::kTimestampNtz) {
+      return kUnary;
+    }
+  }
   switch (kind) {
     case ExprKind::kOr:
       return 1;
@@ -195,9 +304,17 @@ int Precedence(ExprKind kind) {
     case ExprKind::kIn:
     case ExprKind::kIsNull:
       return 4;
+    case ExprKind::kConcat:
+      return kAdditive;
+    case ExprKind::kNegate:
+      return kUnary;
+    case ExprKind::kArithmetic:
     case ExprKind::kColumn:
     case ExprKind::kLiteral:
-      return 5;
+    case ExprKind::kCast:
+    case ExprKind::kCase:
+    case ExprKind::kFunction:
+      return 8;
   }
   return 0;
 }
@@ -210,10 +327,38 @@ void AppendChild(const Expr& parent, size_t i, int min_precedence, std::string* 
     return;
   }
   const Expr& child = *parent.children[i];
-  bool parens = Precedence(child.kind) < min_precedence;
+  bool parens = Precedence(child) < min_precedence;
   if (parens) out->push_back('(');
   AppendExpr(child, out);
   if (parens) out->push_back(')');
+}
+
+void AppendList(const Expr& e, size_t from, std::string* out) {
+  for (size_t i = from; i < e.children.size(); ++i) {
+    if (i > from) out->append(", ");
+    AppendChild(e, i, 0, out);
+  }
+}
+
+void AppendCase(const Expr& e, std::string* out) {
+  out->append("CASE");
+  size_t i = 0;
+  if (e.case_operand) {
+    out->push_back(' ');
+    AppendChild(e, i++, 0, out);
+  }
+  size_t end = e.children.size() - (e.case_else && !e.children.empty() ? 1 : 0);
+  for (; i < end; i += 2) {
+    out->append(" WHEN ");
+    AppendChild(e, i, 0, out);
+    out->append(" THEN ");
+    AppendChild(e, i + 1, 0, out);
+  }
+  if (e.case_else) {
+    out->append(" ELSE ");
+    AppendChild(e, e.children.size() - 1, 0, out);
+  }
+  out->append(" END");
 }
 
 void AppendExpr(const Expr& e, std::string* out) {
@@ -231,6 +376,36 @@ void AppendExpr(const Expr& e, std::string* out) {
       AppendChild(e, 0, 5, out);
       out->append(" ").append(OpText(e.op)).append(" ");
       AppendChild(e, 1, 5, out);
+      return;
+    case ExprKind::kArithmetic: {
+      int p = Precedence(e);
+      AppendChild(e, 0, p, out);
+      out->append(" ").append(ArithText(e.arith_op)).append(" ");
+      AppendChild(e, 1, p + 1, out);
+      return;
+    }
+    case ExprKind::kConcat:
+      AppendChild(e, 0, kAdditive, out);
+      out->append(" || ");
+      AppendChild(e, 1, kAdditive + 1, out);
+      return;
+    case ExprKind::kNegate:
+      out->push_back('-');
+      // A unary minus before a negative number is parenthesized: "--" starts a comment.
+      AppendChild(e, 0, kUnary + 1, out);
+      return;
+    case ExprKind::kCast:
+      out->append("CAST(");
+      AppendChild(e, 0, 0, out);
+      out->append(" AS ").append(e.cast_type ? e.cast_type->ToString() : "<missing>").append(")");
+      return;
+    case ExprKind::kFunction:
+      out->append(e.function).append("(");
+      AppendList(e, 0, out);
+      out->push_back(')');
+      return;
+    case ExprKind::kCase:
+      AppendCase(e, out);
       return;
     case ExprKind::kIn:
       AppendChild(e, 0, 5, out);

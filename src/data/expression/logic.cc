@@ -1,5 +1,5 @@
 // Evaluation of boolean nodes with SQL's three-valued logic: columns, IS NULL, IN, AND, OR and
-// NOT (comparisons are in comparison.cc), and EvaluatePredicate.
+// NOT (comparisons are in comparison.cc; values in value.cc), and EvaluatePredicate.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -67,6 +67,13 @@ std::vector<uint8_t> Evaluator::EvalBool(const Bound& b) {
       for (auto& v : out) v = static_cast<uint8_t>(kTrue - v);
       return out;
     }
+    case ExprKind::kArithmetic:
+    case ExprKind::kNegate:
+    case ExprKind::kConcat:
+    case ExprKind::kCast:
+    case ExprKind::kCase:
+    case ExprKind::kFunction:
+      return BoolFromValue(b);
   }
   return std::vector<uint8_t>(static_cast<size_t>(n_), kNull);
 }
@@ -104,6 +111,16 @@ std::vector<uint8_t> Evaluator::NullMask(const Bound& b) {
     if (valid != nullptr) {
       for (int64_t i = 0; i < n_; ++i) out[i] = valid[i] ? 0 : 1;
     }
+    return out;
+  }
+  if (!IsPredicateKind(e.kind)) {
+    std::vector<uint8_t> out(static_cast<size_t>(n_), 1);
+    Result<Column> c = EvalValue(b);
+    if (!c.ok()) {
+      Keep(c.status());
+      return out;
+    }
+    for (int64_t i = 0; i < n_; ++i) out[i] = c->IsNull(i) ? 1 : 0;
     return out;
   }
   std::vector<uint8_t> out = EvalBool(b);
@@ -151,6 +168,7 @@ Result<std::vector<uint8_t>> EvaluatePredicate(const Expr& expr, const RecordBat
   }
   internal::Evaluator evaluator(batch);
   std::vector<uint8_t> result = evaluator.EvalBool(bound);
+  if (!evaluator.status().ok()) return evaluator.status();
   for (auto& v : result) v = v == internal::kTrue ? 1 : 0;
   return result;
 }
