@@ -215,7 +215,7 @@ usage() {
   grep -q -- "$want" <<<"$err" || fail "[$*]: expected '$want' in: $err"
   [ ! -e "$t" ] || fail "[$*] created $t"
 }
-usage "--format must be csv, jsonl, debezium or sqlserver, got 'xml'" --keys id --format xml "$fixture"
+usage "--format must be csv, jsonl, debezium, sqlserver or parquet, got 'xml'" --keys id --format xml "$fixture"
 printf 'id,v\n1,a\n' >"$work/plain.csv"
 usage "--sequence-by is required" --keys id "$work/plain.csv"
 usage "KEYS names column 'nosuch'" --keys nosuch --format debezium "$fixture"

@@ -259,4 +259,47 @@ else
 fi
 expect_eq "$rc" 1 "other keys: "
 grep -q "was created with KEYS" <<<"$err" || fail "other keys: $err"
+# Folders and globs are streams: each run continues where the last stopped; appended lines and
+# new files are read alone; hidden names (_SUCCESS) are skipped; a file arriving out of name
+# order is an error naming both files.
+s=$work/stream
+mkdir -p "$s"
+printf 'id,name,seq\n1,ann,1\n2,bob,1\n' >"$s/0001.csv"
+printf '{"id":3,"name":"cy","seq":1}\n' >"$s/0002.jsonl"
+: >"$s/_SUCCESS"
+t=$work/stream-target
+stream=(--target "$t" --keys id --sequence-by seq --except seq)
+out=$("$bin" apply "${stream[@]}" "$s")
+expect_eq "$(count "$out" "rows read")" 3 "stream first run: "
+expect_eq "$(count "$out" "files read")" 2 "stream first run files: "
+! grep -q "^resumed from" <<<"$out" || fail "a first run resumed: $out"
+out=$("$bin" apply "${stream[@]}" "$s")
+expect_eq "$(count "$out" "rows read")" 0 "stream rerun: "
+expect_eq "$(sed -n 's/^versions written  *//p' <<<"$out")" none "stream rerun versions: "
+grep -q "^resumed from  *$s/0002.jsonl@[0-9]" <<<"$out" || fail "no resume line: $out"
+printf '{"id":1,"name":"anna","seq":2}\n' >>"$s/0002.jsonl"
+printf 'id,name,seq\n4,di,1\n' >"$s/0003.csv"
+out=$("$bin" apply "${stream[@]}" --batch-size 1 "$s")
+conserved "$out"
+expect_eq "$(count "$out" "rows read")" 2 "stream appended line + new file: "
+expect_eq "$(count "$out" "rows discarded")" 0 "stream appended line + new file discarded: "
+expect_eq "$(rows "$t")" $'id,name\n1,anna\n2,bob\n3,cy\n4,di' "stream table: "
+# A glob is other inputs, with a position of its own. A batch that changes nothing writes no
+# commit, so no position either: its rows are read (and discarded) again.
+out=$("$bin" apply "${stream[@]}" "$s/0*.csv")
+expect_eq "$(count "$out" "rows read")" 3 "glob first run: "
+expect_eq "$(count "$out" "rows discarded")" 3 "glob first run discarded: "
+! grep -q "^resumed from" <<<"$out" || fail "the glob resumed the folder's position: $out"
+sleep 0.1
+printf 'id,name,seq\n5,ed,1\n' >"$s/0000.csv"
+before=$(ls "$t/_delta_log")
+if err=$("$bin" apply "${stream[@]}" "$s" 2>&1); then fail "late file accepted: $err"; else rc=$?; fi
+expect_eq "$rc" 1 "late file: "
+grep -q "$s/0000.csv sorts before $s/0003.csv" <<<"$err" || fail "late file not named: $err"
+grep -q "name order" <<<"$err" || fail "late file: $err"
+expect_eq "$(ls "$t/_delta_log")" "$before" "late file log: "
+# Named alone, a file is read whole.
+out=$("$bin" apply "${stream[@]}" "$s/0000.csv")
+expect_eq "$(count "$out" "rows applied")" 1 "late file named alone: "
+
 echo "cli_apply: ok"

@@ -636,13 +636,29 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
   }
 
   counts.quarantined = static_cast<int64_t>(quarantined.size());
+  if (extras.quarantined_before) {
+    auto done = [&](const change::RejectedRecord& r) {
+      return SortsBefore(r.position, *extras.quarantined_before);
+    };
+    quarantined.erase(std::remove_if(quarantined.begin(), quarantined.end(), done),
+                      quarantined.end());
+    counts.already_quarantined = counts.quarantined - static_cast<int64_t>(quarantined.size());
+  }
+  // The quarantine commit carries the caller's parameters and says whether a target commit
+  // follows, so a reader can tell a batch that only quarantined from one cut short.
+  auto quarantine_parameters = [&](bool target_commit) {
+    json::Json params = extras.operation_parameters;
+    if (!params.empty()) params["cdclake.targetCommit"] = target_commit ? "true" : "false";
+    return params;
+  };
+  const std::string qtable =
+      options_.quarantine_table.empty() ? flow_.target + "_quarantine" : options_.quarantine_table;
   trace.Mark("expiry");
   if (!state_changed && index_batch.empty()) {
     if (!quarantined.empty()) {
-      std::string qtable = options_.quarantine_table.empty() ? flow_.target + "_quarantine"
-                                                             : options_.quarantine_table;
-      CDCLAKE_ASSIGN_OR_RETURN(result.quarantine_version,
-                               WriteQuarantine(fs_, qtable, flow_.name, quarantined, now));
+      CDCLAKE_ASSIGN_OR_RETURN(
+          result.quarantine_version,
+          WriteQuarantine(fs_, qtable, flow_.name, quarantined, now, quarantine_parameters(false)));
     }
     return result;
   }
@@ -722,10 +738,9 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
 
   // Quarantine first: nothing is lost if the commit below fails.
   if (!quarantined.empty()) {
-    std::string qtable = options_.quarantine_table.empty() ? flow_.target + "_quarantine"
-                                                           : options_.quarantine_table;
-    CDCLAKE_ASSIGN_OR_RETURN(result.quarantine_version,
-                             WriteQuarantine(fs_, qtable, flow_.name, quarantined, now));
+    CDCLAKE_ASSIGN_OR_RETURN(
+        result.quarantine_version,
+        WriteQuarantine(fs_, qtable, flow_.name, quarantined, now, quarantine_parameters(true)));
   }
 
   delta::Transaction txn(fs_, flow_.target, snapshot_);
@@ -791,6 +806,7 @@ ApplyCounts& ApplyCounts::operator+=(const ApplyCounts& o) {
   updated += o.updated;
   deleted += o.deleted;
   tombstones_purged += o.tombstones_purged;
+  already_quarantined += o.already_quarantined;
   return *this;
 }
 
@@ -799,7 +815,7 @@ Result<std::unique_ptr<Applier>> Applier::Open(io::FileSystem& fs, FlowDefinitio
   while (flow.target.size() > 1 && flow.target.back() == '/') flow.target.pop_back();
   if (flow.target.empty()) return Status::InvalidArgument("the flow has no target folder");
   std::shared_ptr<const delta::Snapshot> snapshot;
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(delta::LogDir(flow.target)));
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, flow.target));
   if (exists) {
     CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, flow.target));
   }

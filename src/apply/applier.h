@@ -38,6 +38,7 @@ struct ApplyCounts {
   int64_t updated = 0;             // target rows replaced (SCD2: versions closed or changed)
   int64_t deleted = 0;             // target rows removed
   int64_t tombstones_purged = 0;
+  int64_t already_quarantined = 0;  // of `quarantined`: put there by an earlier run, not again
 
   ApplyCounts& operator+=(const ApplyCounts& o);
 };
@@ -46,7 +47,12 @@ struct ApplyCounts {
 struct CommitExtras {
   std::optional<std::string> txn_app_id;
   int64_t txn_version = 0;
+  /// Goes into the target commit's commitInfo, and into the quarantine commit's, which also
+  /// gets "cdclake.targetCommit": "true" when a target commit follows it, "false" when not.
   json::Json operation_parameters = json::Json::object();
+  /// Input an earlier run quarantined already: a record whose position sorts before this one
+  /// (see SortsBefore in apply/quarantine.h) counts as quarantined but is not written again.
+  std::optional<change::SourcePosition> quarantined_before;
 };
 
 struct ApplyResult {

@@ -22,9 +22,10 @@ data::Schema QuarantineSchema() {
 Result<std::optional<int64_t>> WriteQuarantine(io::FileSystem& fs, const std::string& table_root,
                                                const std::string& flow,
                                                const std::vector<change::RejectedRecord>& records,
-                                               int64_t now_ms) {
+                                               int64_t now_ms,
+                                               const json::Json& operation_parameters) {
   if (records.empty()) return std::optional<int64_t>();
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(delta::LogDir(table_root)));
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, table_root));
   if (!exists) {
     delta::TableSpec spec;
     spec.schema = QuarantineSchema();
@@ -40,8 +41,24 @@ Result<std::optional<int64_t>> WriteQuarantine(io::FileSystem& fs, const std::st
                     data::Value::Int(r.position.byte_offset), data::Value::Bytes(flow),
                     data::Value::Int(now_ms * 1000)});
   }
-  CDCLAKE_ASSIGN_OR_RETURN(int64_t version, delta::AppendRows(fs, table_root, rows));
+  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table_root));
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Add> adds,
+                           delta::WriteDataFiles(fs, *snapshot, rows));
+  delta::Transaction txn(fs, table_root, snapshot);
+  for (delta::Add& a : adds) txn.Add(std::move(a));
+  delta::CommitOptions commit;
+  commit.operation = "WRITE";
+  commit.operation_parameters =
+      operation_parameters.is_object() ? operation_parameters : json::Json::object();
+  commit.operation_parameters["mode"] = "Append";
+  commit.operation_metrics = {{"numOutputRows", std::to_string(rows.num_rows())}};
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t version, txn.Commit(commit));
   return std::optional<int64_t>(version);
+}
+
+bool SortsBefore(const change::SourcePosition& a, const change::SourcePosition& b) {
+  if (int c = a.file.compare(b.file); c != 0) return c < 0;
+  return a.byte_offset < b.byte_offset;
 }
 
 }  // namespace cdclake::apply

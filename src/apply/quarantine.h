@@ -11,6 +11,7 @@
 #include "change/change_batch.h"
 #include "data/schema.h"
 #include "io/file_system.h"
+#include "json/json.h"
 
 namespace cdclake::apply {
 
@@ -19,10 +20,15 @@ namespace cdclake::apply {
 data::Schema QuarantineSchema();
 
 /// Appends `records` to the quarantine table at `table_root` (created when missing) in one
-/// commit; returns its version, or nullopt when `records` is empty.
-Result<std::optional<int64_t>> WriteQuarantine(io::FileSystem& fs, const std::string& table_root,
-                                               const std::string& flow,
-                                               const std::vector<change::RejectedRecord>& records,
-                                               int64_t now_ms);
+/// commit whose commitInfo carries `operation_parameters` (pipelines record the flow's source
+/// position there); returns its version, or nullopt when `records` is empty.
+Result<std::optional<int64_t>> WriteQuarantine(
+    io::FileSystem& fs, const std::string& table_root, const std::string& flow,
+    const std::vector<change::RejectedRecord>& records, int64_t now_ms,
+    const json::Json& operation_parameters = json::Json::object());
+
+/// Whether input at `a` was read before input at `b` when files are read in path order: the
+/// file path bytewise, then the byte offset.
+bool SortsBefore(const change::SourcePosition& a, const change::SourcePosition& b);
 
 }  // namespace cdclake::apply

@@ -93,6 +93,19 @@ Result<std::vector<LogFile>> ListCommits(const io::FileSystem& fs, const std::st
   return commits;
 }
 
+Result<bool> TableExists(const io::FileSystem& fs, const std::string& table_root) {
+  auto listing = fs.List(LogDir(table_root));
+  if (!listing.ok()) {
+    if (listing.status().code() == StatusCode::kNotFound) return false;
+    return listing.status();
+  }
+  for (const io::FileInfo& f : *listing) {
+    Parsed p = ParseName(f.path.substr(f.path.rfind('/') + 1));
+    if (p.kind != Kind::kOther) return true;
+  }
+  return false;
+}
+
 Result<LogSegment> ListLogSegment(const io::FileSystem& fs, const std::string& table_root,
                                   std::optional<int64_t> version) {
   auto listing = fs.List(LogDir(table_root));

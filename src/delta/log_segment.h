@@ -38,6 +38,11 @@ std::string CommitPath(const std::string& table_root, int64_t version);
 Result<LogSegment> ListLogSegment(const io::FileSystem& fs, const std::string& table_root,
                                   std::optional<int64_t> version = std::nullopt);
 
+/// Whether `table_root` holds a Delta table: a log folder with at least one commit or
+/// checkpoint. A folder whose creation was cut short (an empty `_delta_log`) is no table yet, so
+/// a writer creates it again.
+Result<bool> TableExists(const io::FileSystem& fs, const std::string& table_root);
+
 /// Every commit file in the log (ascending), for history and timestamps.
 Result<std::vector<LogFile>> ListCommits(const io::FileSystem& fs, const std::string& table_root);
 

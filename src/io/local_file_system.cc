@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <system_error>
@@ -437,6 +438,13 @@ Status LocalFileSystem::Delete(const std::string& path) {
   const int err = errno;
   if (err == ENOENT || err == ENOTDIR) return Status::OK();
   return ErrnoStatus("delete", path, err);
+}
+
+Status LocalFileSystem::DeleteTree(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  if (ec) return Status::IoError("cannot remove " + path + ": " + ec.message());
+  return Status::OK();
 }
 
 Status LocalFileSystem::Rename(const std::string& from, const std::string& to) {

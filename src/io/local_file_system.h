@@ -45,6 +45,8 @@ class LocalFileSystem : public FileSystem {
   Status Delete(const std::string& path) override;
   /// rename(2); creates the parent folders of `to` as needed.
   Status Rename(const std::string& from, const std::string& to) override;
+  /// Removes a folder and everything in it (or a file); ok when it does not exist.
+  Status DeleteTree(const std::string& path);
 };
 
 }  // namespace cdclake::io

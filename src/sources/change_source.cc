@@ -1,5 +1,5 @@
-// ChangeSource adapters: ChangeFileReader, DebeziumReader and SqlServerCdcReader behind one
-// interface, with their counts under labels that add up across files.
+// ChangeSource adapters: ChangeFileReader, ParquetChangeReader, DebeziumReader and
+// SqlServerCdcReader behind one interface, with their counts under labels that add up across files.
 #include "sources/change_source.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "sources/debezium/debezium_reader.h"
+#include "sources/files/parquet_change_reader.h"
 #include "sources/sqlserver/sqlserver_cdc_reader.h"
 
 namespace cdclake::sources {
@@ -82,6 +83,8 @@ std::string_view SourceFormatName(SourceFormat format) {
       return "debezium";
     case SourceFormat::kSqlServer:
       return "sqlserver";
+    case SourceFormat::kParquet:
+      return "parquet";
   }
   return "unknown";
 }
@@ -89,9 +92,17 @@ std::string_view SourceFormatName(SourceFormat format) {
 std::optional<SourceFormat> SourceFormatFromName(std::string_view name) {
   const std::string lower = ToLower(name);
   for (SourceFormat f : {SourceFormat::kCsv, SourceFormat::kJsonLines, SourceFormat::kDebezium,
-                         SourceFormat::kSqlServer}) {
+                         SourceFormat::kSqlServer, SourceFormat::kParquet}) {
     if (lower == SourceFormatName(f)) return f;
   }
+  return std::nullopt;
+}
+
+std::optional<SourceFormat> SourceFormatFromPath(std::string_view path) {
+  const std::string lower = ToLower(path);
+  if (EndsWith(lower, ".csv")) return SourceFormat::kCsv;
+  if (EndsWith(lower, ".jsonl") || EndsWith(lower, ".json")) return SourceFormat::kJsonLines;
+  if (EndsWith(lower, ".parquet")) return SourceFormat::kParquet;
   return std::nullopt;
 }
 
@@ -127,10 +138,19 @@ Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const
       return std::unique_ptr<ChangeSource>(
           std::make_unique<FileChangeSource>(format, path, std::move(reader)));
     }
+    case SourceFormat::kParquet: {
+      ParquetChangeOptions parquet_options;
+      parquet_options.schema = options.schema;
+      parquet_options.batch_rows = options.batch_rows;
+      CDCLAKE_ASSIGN_OR_RETURN(auto reader, ParquetChangeReader::Open(fs, path, parquet_options));
+      return std::unique_ptr<ChangeSource>(
+          std::make_unique<FileChangeSource>(format, path, std::move(reader)));
+    }
     case SourceFormat::kDebezium: {
       DebeziumOptions debezium_options;
       debezium_options.schema = TableColumns(options.schema);
       debezium_options.batch_rows = options.batch_rows;
+      debezium_options.keep_row_text = options.keep_row_text;
       CDCLAKE_ASSIGN_OR_RETURN(auto reader, DebeziumReader::Open(fs, path, debezium_options));
       return std::unique_ptr<ChangeSource>(
           std::make_unique<DebeziumChangeSource>(path, std::move(reader)));

@@ -1,5 +1,6 @@
-// ChangeSource: one change file of any supported format (CSV, JSON Lines, Debezium, SQL Server
-// CDC export) behind a single interface, so callers read batches without knowing the reader.
+// ChangeSource: one change file of any supported format (CSV, JSON Lines, Parquet, Debezium,
+// SQL Server CDC export) behind a single interface, so callers read batches without knowing the
+// reader.
 #pragma once
 
 #include <cstdint>
@@ -17,15 +18,19 @@
 
 namespace cdclake::sources {
 
-/// What a change file holds: plain rows (CSV, JSON Lines), Debezium change events, or rows
-/// exported from SQL Server's CDC change tables.
-enum class SourceFormat { kCsv, kJsonLines, kDebezium, kSqlServer };
+/// What a change file holds: plain rows (CSV, JSON Lines, Parquet), Debezium change events, or
+/// rows exported from SQL Server's CDC change tables.
+enum class SourceFormat { kCsv, kJsonLines, kDebezium, kSqlServer, kParquet };
 
-/// The format's name as options spell it: csv, jsonl, debezium, sqlserver.
+/// The format's name as options spell it: csv, jsonl, debezium, sqlserver, parquet.
 std::string_view SourceFormatName(SourceFormat format);
 
 /// The format a name gives (the names above, ignoring ASCII case); nullopt for any other.
 std::optional<SourceFormat> SourceFormatFromName(std::string_view name);
+
+/// The plain-row format a file name's extension gives, ignoring ASCII case: .csv, .jsonl or
+/// .json, .parquet; nullopt for any other (Debezium and SQL Server files must be named).
+std::optional<SourceFormat> SourceFormatFromPath(std::string_view path);
 
 /// Whether batches of `format` carry the change-stream columns `_op`, `_seq` (and, when the
 /// source knows them, `_source_ts_ms`, `_source_table`): Debezium and SQL Server.
@@ -44,6 +49,9 @@ struct ChangeSourceOptions {
   /// The file's own layout for kSqlServer exports (CSV or JSON Lines). kCsv and kJsonLines
   /// name theirs; kDebezium finds it in the file.
   FileFormat file_format = FileFormat::kCsv;
+  /// kDebezium: keep each row's record text in ChangeBatch::raw (DebeziumOptions::keep_row_text).
+  /// Off, raw is empty for rows, which saves a copy of every record.
+  bool keep_row_text = true;
 };
 
 /// A count a source keeps of records that are not rows, e.g. Kafka tombstones.
@@ -53,7 +61,9 @@ struct SourceCount {
 };
 
 /// Reads one change file in batches. Rows of every format carry their position (file, line,
-/// byte offset) and raw text; records that do not decode come back in `rejected`.
+/// byte offset) and raw text; records that do not decode come back in `rejected`. Parquet rows
+/// have no text (raw is empty) and their byte offset is the row's ordinal in the file (see
+/// ParquetChangeReader).
 class ChangeSource {
  public:
   virtual ~ChangeSource() = default;
@@ -62,14 +72,15 @@ class ChangeSource {
   const std::string& path() const { return path_; }
 
   /// The columns of every batch when the format fixes them once the file is open (CSV, JSON
-  /// Lines); nullptr when each batch carries its own schema (Debezium, where a column may
+  /// Lines, Parquet); nullptr when each batch carries its own schema (Debezium, where a column may
   /// appear mid-stream, and SQL Server exports).
   virtual const data::Schema* schema() const { return nullptr; }
 
   /// The next batch, or nullopt at the end of the file.
   virtual Result<std::optional<change::ChangeBatch>> Next() = 0;
 
-  /// The reader's counts of records that are not rows, so far: none for CSV and JSON Lines;
+  /// The reader's counts of records that are not rows, so far: none for CSV, JSON Lines and
+  /// Parquet;
   /// Kafka tombstones, op m messages, transaction records and schema changes for Debezium;
   /// before-images (__$operation 3) for SQL Server. The labels are the same for every file of
   /// a format, so counts of several files add up by label.
@@ -87,7 +98,8 @@ class ChangeSource {
 };
 
 /// Opens `path` with the reader of `format`. Errors are the reader's (a file that cannot be
-/// read, a SQL Server export without its `__$` columns, bad options).
+/// read, a SQL Server export without its `__$` columns, a Parquet column whose type the schema
+/// contradicts, bad options).
 Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const std::string& path,
                                                        SourceFormat format,
                                                        const ChangeSourceOptions& options);

@@ -65,7 +65,7 @@ int64_t DecodeBase64Into(std::string_view text, char* out) {
 // An integer JSON number or numeric string.
 bool ReadInteger(const JsonValue& value, int64_t* out) {
   if (value.kind != JsonKind::kNumber && value.kind != JsonKind::kString) return false;
-  return ParseInt64(value.text, out) == IntParse::kOk;
+  return ParseInteger(value.text, out) == IntParse::kOk;
 }
 
 int64_t FloorDiv(int64_t a, int64_t b) {
@@ -155,9 +155,37 @@ bool DecodeScaledInteger(const JsonValue& value, int64_t multiply, int64_t divid
   return SetInt(v, cell);
 }
 
+// An integer column's JSON number that fits it, the common case, without the general
+// conversion; false leaves the value to ConvertJson (which says why it does not fit).
+bool QuickIntegerCell(const JsonValue& value, TypeId id, StagedCell* cell) {
+  if (value.kind != JsonKind::kNumber || value.has_point || value.has_exponent) return false;
+  int64_t v = 0;
+  if (ParseInteger(value.text, &v) != IntParse::kOk) return false;
+  int64_t lo = std::numeric_limits<int64_t>::min();
+  int64_t hi = std::numeric_limits<int64_t>::max();
+  if (id == TypeId::kInt8) {
+    lo = std::numeric_limits<int8_t>::min();
+    hi = std::numeric_limits<int8_t>::max();
+  } else if (id == TypeId::kInt16) {
+    lo = std::numeric_limits<int16_t>::min();
+    hi = std::numeric_limits<int16_t>::max();
+  } else if (id == TypeId::kInt32) {
+    lo = std::numeric_limits<int32_t>::min();
+    hi = std::numeric_limits<int32_t>::max();
+  }
+  if (v < lo || v > hi) return false;
+  return SetInt(v, cell);
+}
+
 bool DecodePlain(const JsonValue& value, const data::TypePtr& type, ScratchArena* arena,
                  StagedCell* cell, ConversionError* error) {
   switch (type->id()) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+      if (QuickIntegerCell(value, type->id(), cell)) return true;
+      break;
     case TypeId::kBinary: {
       if (value.kind != JsonKind::kString) break;
       std::string_view bytes;
@@ -198,6 +226,24 @@ bool DecodePlain(const JsonValue& value, const data::TypePtr& type, ScratchArena
 }
 
 }  // namespace
+
+IntParse ParseInteger(std::string_view text, int64_t* out) {
+  // Up to 18 digits cannot overflow: no check per digit.
+  constexpr size_t kSafeDigits = 18;
+  size_t i = 0;
+  const size_t n = text.size();
+  const bool negative = n > 0 && text[0] == '-';
+  if (n > 0 && (text[0] == '-' || text[0] == '+')) i = 1;
+  if (i == n || n - i > kSafeDigits) return ParseInt64(text, out);
+  uint64_t acc = 0;
+  for (; i < n; ++i) {
+    const unsigned d = static_cast<unsigned char>(text[i]) - static_cast<unsigned>('0');
+    if (d > 9) return IntParse::kNotInteger;
+    acc = acc * 10 + d;
+  }
+  *out = negative ? -static_cast<int64_t>(acc) : static_cast<int64_t>(acc);
+  return IntParse::kOk;
+}
 
 bool DecodeBase64(std::string_view text, std::string* out) {
   size_t at = out->size();

@@ -53,6 +53,10 @@ bool DecodeCell(const JsonValue& value, const ColumnSpec& spec, ScratchArena* ar
 /// one-entry map of it (hstore).
 bool IsUnavailablePlaceholder(const JsonValue& value, ScratchArena* arena);
 
+/// ParseInt64 (cell_conversion_internal.h) with the same results, quicker for texts of at most
+/// 18 digits (which cannot overflow).
+IntParse ParseInteger(std::string_view text, int64_t* out);
+
 /// Decodes standard or URL-safe base64 (padding optional) into `*out` (appended).
 bool DecodeBase64(std::string_view text, std::string* out);
 /// Base64 into the arena; false when `text` is not base64.

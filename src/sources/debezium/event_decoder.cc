@@ -124,6 +124,7 @@ void EventDecoder::ResetRow() {
   touched_.clear();
   unchanged_.clear();
   for (std::string_view& text : nested_text_) text = std::string_view();
+  walked_payload_ = std::string_view();
   op_ = std::string_view();
   source_.Clear();
   sequence_kind_ = SequenceKind::kNone;
@@ -135,7 +136,7 @@ void EventDecoder::ResetRow() {
 }
 
 bool EventDecoder::WalkObject(std::string_view text, MemberList* members, JsonScanner* scanner,
-                              bool nested) {
+                              bool nested, MemberList* payload_members) {
   members->clear();
   if (!scanner->EnterObject()) return false;
   std::string_view name;
@@ -143,6 +144,34 @@ bool EventDecoder::WalkObject(std::string_view text, MemberList* members, JsonSc
     JsonScanner::Step step = scanner->NextMember(&name);
     if (step == JsonScanner::Step::kEnd) return true;
     if (step == JsonScanner::Step::kError) return false;
+    if (name == "schema") {
+      // JsonConverter repeats the same schema in every record: validated once, then skipped.
+      Member& member = members->Add();
+      member.name = name;
+      if (scanner->SkipKnownValue(known_schema_)) {
+        member.value = JsonValue();
+        member.value.kind = JsonKind::kObject;
+        member.value.text =
+            text.substr(scanner->position() - known_schema_.size(), known_schema_.size());
+        continue;
+      }
+      if (!scanner->ReadValue(&member.value)) return false;
+      if (member.value.kind == JsonKind::kObject) known_schema_.assign(member.value.text);
+      continue;
+    }
+    if (payload_members != nullptr && name == "payload" && scanner->PeekObject()) {
+      // The envelope inside JsonConverter's wrapper, walked now so its bytes are read once.
+      const size_t start = scanner->position();
+      if (!WalkObject(text, payload_members, scanner, nested)) return false;
+      scanner->ContinueOuter();
+      Member& member = members->Add();
+      member.name = name;
+      member.value = JsonValue();
+      member.value.kind = JsonKind::kObject;
+      member.value.text = text.substr(start, scanner->position() - start);
+      walked_payload_ = member.value.text;
+      continue;
+    }
     int slot = -1;
     if (nested) {
       if (name == "after") slot = 0;
@@ -205,7 +234,9 @@ EventDecoder::Outcome EventDecoder::Decode(std::string_view text) {
     if (value.kind == JsonKind::kNull) return Outcome::kTombstone;
     return Reject("not a JSON object");
   }
-  if (!WalkObject(text, &members_[0], &scanner, true)) return Syntax(scanner, text.size());
+  if (!WalkObject(text, &members_[0], &scanner, true, &members_[1])) {
+    return Syntax(scanner, text.size());
+  }
   consumed_ = scanner.position();
   return Interpret(0, std::string_view(), nullptr);
 }
@@ -258,9 +289,13 @@ EventDecoder::Outcome EventDecoder::Interpret(int level, std::string_view schema
     // JsonConverter's {"schema": ..., "payload": ...}; a null payload is a legacy tombstone.
     if (payload->kind == JsonKind::kNull) return Outcome::kTombstone;
     if (payload->kind != JsonKind::kObject) return Reject("payload is not an object");
-    JsonScanner scanner(payload->text, &arena_);
-    if (!WalkObject(payload->text, &members_[level + 1], &scanner, true)) {
-      return Reject("payload is not valid JSON");
+    const bool walked = level == 0 && walked_payload_.data() == payload->text.data() &&
+                        walked_payload_.size() == payload->text.size();
+    if (!walked) {
+      JsonScanner scanner(payload->text, &arena_);
+      if (!WalkObject(payload->text, &members_[level + 1], &scanner, true)) {
+        return Reject("payload is not valid JSON");
+      }
     }
     std::string_view inner_schema =
         schema != nullptr && schema->kind == JsonKind::kObject ? schema->text : std::string_view();
@@ -471,7 +506,7 @@ EventDecoder::Outcome EventDecoder::Finish(const MemberList* members, bool unwra
   if (mode_ == Mode::kObserve) return Outcome::kRow;
   const JsonValue& ts = source_[SourceFields::kTsMs];
   if ((ts.kind == JsonKind::kNumber || ts.kind == JsonKind::kString) &&
-      ParseInt64(ts.text, &source_ts_ms_) == IntParse::kOk) {
+      ParseInteger(ts.text, &source_ts_ms_) == IntParse::kOk) {
     has_source_ts_ms_ = true;
   }
   ComposeTable();

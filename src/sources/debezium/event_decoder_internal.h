@@ -50,7 +50,8 @@ class EventDecoder {
   class MemberList {
    public:
     Member& Add() {
-      if (count_ == slots_.size()) slots_.emplace_back();
+      if (count_ == slots_.size()) [[unlikely]]
+        Grow();
       return slots_[count_++];
     }
     void clear() { count_ = 0; }
@@ -61,6 +62,9 @@ class EventDecoder {
     const Member* end() const { return slots_.data() + count_; }
 
    private:
+    // Out of line so that Add, called for every member read, inlines.
+    [[gnu::noinline]] void Grow() { slots_.resize(slots_.size() * 2 + 8); }
+
     std::vector<Member> slots_;
     size_t count_ = 0;
   };
@@ -117,8 +121,11 @@ class EventDecoder {
   Outcome Syntax(const JsonScanner& scanner, size_t text_size);
   Outcome Reject(std::string reason);
   // Reads the members of the object `scanner` is at (over `text`). With `nested`, the members
-  // of after, before and source objects are read into nested_ on the way.
-  bool WalkObject(std::string_view text, MemberList* members, JsonScanner* scanner, bool nested);
+  // of after, before and source objects are read into nested_ on the way; with
+  // `payload_members`, those of a `payload` object into it (walked_payload_ names its text). A
+  // `schema` object with the text of the last one read is skipped without scanning it again.
+  bool WalkObject(std::string_view text, MemberList* members, JsonScanner* scanner, bool nested,
+                  MemberList* payload_members = nullptr);
   // The members WalkObject read for `value`, if it is one of the nested objects it read.
   const MemberList* NestedMembers(const JsonValue& value) const;
   Outcome Interpret(int level, std::string_view schema_text, const JsonValue* key);
@@ -174,6 +181,8 @@ class EventDecoder {
   MemberList members_[3];
   MemberList nested_[3];             // after, before, source
   std::string_view nested_text_[3];  // the text each was read from
+  std::string_view walked_payload_;  // the payload object whose members members_[1] holds
+  std::string known_schema_;         // the text of the last `schema` object read (validated)
   std::vector<StagedCell> cells_;
   std::vector<const data::TypePtr*> event_types_;
   std::vector<uint8_t> seen_;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "data/decimal.h"
+#include "sources/debezium/cell_decoder_internal.h"
 #include "sources/files/cell_conversion_internal.h"
 
 namespace cdclake::sources::internal {
@@ -26,7 +27,7 @@ int ReadInt(const SourceFields& source, SourceFields::Field f, int64_t* out, std
   const JsonValue& v = source[f];
   if (v.kind == JsonKind::kNull) return 0;
   if ((v.kind == JsonKind::kNumber || v.kind == JsonKind::kString) &&
-      ParseInt64(v.text, out) == IntParse::kOk) {
+      ParseInteger(v.text, out) == IntParse::kOk) {
     return 1;
   }
   *reason = FieldName(f) + " '" + std::string(v.text) + "' is not an integer that fits BIGINT";
@@ -62,7 +63,7 @@ bool ReadPostgresSequence(std::string_view text, ScratchArena* arena, int64_t va
     if (element.kind == JsonKind::kNull) {
       present[count] = false;
     } else if ((element.kind == JsonKind::kString || element.kind == JsonKind::kNumber) &&
-               ParseInt64(element.text, &values[count]) == IntParse::kOk && values[count] >= 0) {
+               ParseInteger(element.text, &values[count]) == IntParse::kOk && values[count] >= 0) {
       present[count] = true;
     } else {
       return false;

@@ -5,6 +5,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace cdclake::sources::internal {
 
 namespace {
@@ -44,6 +48,37 @@ uint64_t SpecialStringBytes(const char* p) {
   return zero_bytes(w ^ (kOnes * '"')) | zero_bytes(w ^ (kOnes * '\\')) | below_space;
 }
 
+// The offset of the first quote, backslash or control byte in `p[i..n)`, or an offset in its
+// last seven bytes from where the caller looks byte by byte.
+size_t SkipPlainStringBytes(const char* p, size_t i, size_t n) {
+#if defined(__SSE2__)
+  // Sixteen bytes at a time; a byte is below 0x20 when max(byte, 0x1F) is 0x1F (unsigned).
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control = _mm_set1_epi8(0x1F);
+  while (i + 16 <= n) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
+    const int mask = _mm_movemask_epi8(special);
+    if (mask != 0) return i + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(mask)));
+    i += 16;
+  }
+#endif
+  // Eight bytes at a time (the lowest flagged byte of a little-endian word is exact).
+  while (i + 8 <= n) {
+    uint64_t special = SpecialStringBytes(p + i);
+    if constexpr (std::endian::native == std::endian::little) {
+      if (special != 0) return i + static_cast<size_t>(std::countr_zero(special)) / 8;
+    } else if (special != 0) {
+      return i;
+    }
+    i += 8;
+  }
+  return i;
+}
+
 size_t PutUtf8(uint32_t cp, char* out) {
   if (cp < 0x80) {
     out[0] = static_cast<char>(cp);
@@ -76,20 +111,7 @@ bool JsonScanner::ReadString(std::string_view* out, bool decode) {
   bool escaped = false;
   const size_t n = text_.size();
   for (;;) {
-    // Eight bytes at a time up to the next quote, backslash or control character (the lowest
-    // flagged byte of a little-endian word is exact).
-    while (i + 8 <= n) {
-      uint64_t special = SpecialStringBytes(text_.data() + i);
-      if constexpr (std::endian::native == std::endian::little) {
-        if (special != 0) {
-          i += static_cast<size_t>(std::countr_zero(special)) / 8;
-          break;
-        }
-      } else if (special != 0) {
-        break;
-      }
-      i += 8;
-    }
+    i = SkipPlainStringBytes(text_.data(), i, n);
     if (i >= n) {
       pos_ = n;
       return Fail("unterminated string");
@@ -334,6 +356,17 @@ bool JsonScanner::ReadValue(JsonValue* value) {
 bool JsonScanner::PeekObject() {
   SkipSpace();
   return pos_ < text_.size() && text_[pos_] == '{';
+}
+
+bool JsonScanner::SkipKnownValue(std::string_view known) {
+  if (failed() || known.empty()) return false;
+  SkipSpace();
+  if (text_.size() - pos_ < known.size() ||
+      std::memcmp(text_.data() + pos_, known.data(), known.size()) != 0) {
+    return false;
+  }
+  pos_ += known.size();
+  return true;
 }
 
 bool JsonScanner::EnterObject() {

@@ -51,6 +51,13 @@ class JsonScanner {
   /// The first character of the next token is '{' (after whitespace).
   bool PeekObject();
 
+  /// When the text ahead (after whitespace) starts with `known`, the complete text of an object
+  /// or array this scanner or another one validated before, moves past it and returns true: the
+  /// same bytes read the same way, so a value repeated in every record (a Connect schema) is
+  /// validated once. Otherwise reads nothing and returns false.
+  /// REQUIRES: `known` is a whole object or array that ReadValue accepted.
+  bool SkipKnownValue(std::string_view known);
+
   /// Offset in the text just past what has been read so far.
   size_t position() const { return pos_; }
 

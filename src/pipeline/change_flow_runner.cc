@@ -1,0 +1,202 @@
+// ChangeFlowRunner: discovery, the resume point from the target's and the quarantine table's
+// commits, opening and checking every file, then batches across files with their positions.
+#include "pipeline/change_flow_runner.h"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <set>
+#include <type_traits>
+
+#include "apply/quarantine.h"
+#include "delta/log_segment.h"
+#include "delta/snapshot.h"
+#include "pipeline/file_input_internal.h"
+#include "pipeline/pending_rows.h"
+#include "sources/input_discovery.h"
+
+namespace cdclake::pipeline {
+
+namespace {
+
+// The files a batch's rows and records came from, for error messages.
+std::string FilesOf(const change::ChangeBatch& batch) {
+  std::set<std::string> seen;
+  std::string out;
+  auto add = [&](const std::string& f) {
+    if (!f.empty() && seen.insert(f).second) out += (out.empty() ? "" : ", ") + f;
+  };
+  for (const change::SourcePosition& p : batch.positions) add(p.file);
+  for (const change::RejectedRecord& r : batch.rejected) add(r.position.file);
+  return out;
+}
+
+}  // namespace
+
+Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
+                     const std::vector<FlowInput>& inputs, const FlowRunOptions& options,
+                     FlowRunSummary* summary) {
+  *summary = FlowRunSummary();
+  const std::string qtable =
+      options.quarantine_table.empty() ? flow.target + "_quarantine" : options.quarantine_table;
+  summary->quarantine_table = qtable;
+
+  // The files, and whether they form a stream read in path order from a position.
+  auto listed = ListRunFiles(fs, inputs, options.unknown_format_advice);
+  if (!listed.ok()) {
+    summary->usage_error = listed.status().code() == StatusCode::kInvalidArgument;
+    return listed.status();
+  }
+  const RunFiles& run = *listed;
+  const std::vector<RunFile>& files = run.files;
+
+  // The target as it is, and where this flow stopped.
+  std::shared_ptr<const delta::Snapshot> target;
+  CDCLAKE_ASSIGN_OR_RETURN(bool target_exists, delta::TableExists(fs, flow.target));
+  if (target_exists) {
+    CDCLAKE_ASSIGN_OR_RETURN(target, delta::Snapshot::Load(fs, flow.target));
+  }
+  const std::string app_id = FlowAppId(flow.name);
+  int64_t txn_version = target ? target->TxnVersion(app_id).value_or(0) : 0;
+  CDCLAKE_ASSIGN_OR_RETURN(ResumePoint resume,
+                           FindResumePoint(fs, run, flow.target, qtable, flow.name));
+  const size_t first = resume.first;
+  const int64_t drop_before = resume.drop_before;
+  const std::optional<change::SourcePosition> quarantined_before = resume.quarantined_before;
+  summary->resumed_from = resume.resumed_from;
+
+  // Every file to read is opened (and checked against the flow) before anything is written;
+  // each is read with the types earlier files and the target fixed. A source without a fixed
+  // schema (Debezium, SQL Server) is checked against its first batch with rows, read ahead
+  // here, and each later batch is checked again, since a column may appear mid-stream.
+  std::vector<data::Field> known = KnownTypes(&flow, options.schema, target.get());
+  std::vector<OpenFile> opened;
+  for (size_t i = first; i < files.size(); ++i) {
+    const RunFile& file = files[i];
+    sources::ChangeSourceOptions source_options;
+    source_options.file_format = file.file_format;
+    if (!known.empty()) source_options.schema = data::Schema(known);
+    if (options.batch_size > 0) {
+      source_options.batch_rows = std::min<int64_t>(options.batch_size, 1 << 16);
+    }
+    auto source = sources::OpenChangeSource(fs, file.path, file.format, source_options);
+    if (!source.ok()) return InFile(source.status(), file.path);
+    OpenFile in{static_cast<int64_t>(i), std::move(*source), {}, i == first ? drop_before : 0};
+    const data::Schema* schema = in.source->schema();
+    while (schema == nullptr) {
+      auto next = in.source->Next();
+      if (!next.ok()) return InFile(next.status(), file.path);
+      if (!next->has_value()) break;
+      DropBefore(in.drop_before, &**next);
+      in.read_ahead.push_back(std::move(**next));
+      if (in.read_ahead.back().rows.num_rows() > 0) schema = &in.read_ahead.back().rows.schema();
+    }
+    if (schema != nullptr) {
+      Status valid = apply::ValidateFlow(flow, *schema);
+      if (!valid.ok()) {
+        summary->usage_error = true;
+        return valid.WithContext(file.path);
+      }
+      for (const data::Field& f : schema->fields()) {
+        if (!HasField(known, f.name)) known.push_back({f.name, f.type, true});
+      }
+    }
+    opened.push_back(std::move(in));
+  }
+  summary->files_read = static_cast<int64_t>(opened.size());
+
+  apply::ApplyOptions apply_options;
+  apply_options.quarantine_table = qtable;
+  apply_options.clock = options.clock;
+  apply_options.persistent_index = options.persistent_index;
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<apply::Applier> applier,
+                           apply::Applier::Open(fs, flow, apply_options));
+  int64_t last_version = applier->version();
+  int64_t last_quarantine_version = -1;
+  CDCLAKE_ASSIGN_OR_RETURN(bool quarantine_exists, delta::TableExists(fs, qtable));
+  if (quarantine_exists) {
+    CDCLAKE_ASSIGN_OR_RETURN(auto q, delta::Snapshot::Load(fs, qtable));
+    last_quarantine_version = q->version();
+  }
+  // Every version since the last call: the table's creation and a schema change are commits of
+  // their own before a batch's.
+  auto note_versions = [&] {
+    for (int64_t v = last_version + 1; v <= applier->version(); ++v) {
+      summary->versions.push_back(v);
+    }
+    last_version = std::max(last_version, applier->version());
+  };
+  auto apply_batch = [&](const change::ChangeBatch& batch, const ReadPoint& end) -> Status {
+    FlowPosition position = PositionAfter(run, end);
+    apply::CommitExtras extras;
+    extras.txn_app_id = app_id;
+    extras.txn_version = txn_version + 1;
+    extras.operation_parameters = PositionParameters(flow.name, position);
+    extras.quarantined_before = quarantined_before;
+    auto result = applier->Apply(batch, extras);
+    note_versions();
+    if (!result.ok()) {
+      std::string from = FilesOf(batch);
+      return from.empty() ? result.status() : result.status().WithContext("applying " + from);
+    }
+    if (result->version) ++txn_version;
+    ++summary->batches;
+    summary->counts += result->counts;
+    if (result->quarantine_version) {
+      // The quarantine table's creation is a commit of its own too.
+      for (int64_t v = last_quarantine_version + 1; v <= *result->quarantine_version; ++v) {
+        summary->quarantine_versions.push_back(v);
+      }
+      last_quarantine_version = *result->quarantine_version;
+    }
+    summary->position = std::move(position);
+    return Status::OK();
+  };
+  auto limit_reached = [&] {
+    if (options.max_batches <= 0 || summary->batches < options.max_batches) return false;
+    summary->stopped_early = true;
+    return true;
+  };
+
+  PendingRows pending;
+  for (OpenFile& file : opened) {
+    const std::string& path = files[static_cast<size_t>(file.index)].path;
+    const bool fixed_schema = file.source->schema() != nullptr;
+    while (true) {
+      auto next = NextBatch(file);
+      if (!next.ok()) return InFile(next.status(), path);
+      if (!next->has_value()) break;
+      change::ChangeBatch batch = std::move(**next);
+      if (!fixed_schema && batch.rows.num_rows() > 0) {
+        Status valid = apply::ValidateFlow(flow, batch.rows.schema());
+        if (!valid.ok()) {
+          summary->usage_error = true;
+          return valid.WithContext(path);
+        }
+      }
+      if (!pending.Accepts(batch.rows.schema())) {
+        // A column's type changed mid-stream: the rows so far go as a batch of their own.
+        if (!pending.empty()) {
+          change::ChangeBatch head = pending.Take(0);
+          CDCLAKE_RETURN_IF_ERROR(apply_batch(head, pending.last_taken()));
+          if (limit_reached()) return Status::OK();
+        }
+        pending = PendingRows();
+      }
+      CDCLAKE_RETURN_IF_ERROR(pending.Add(std::move(batch), path, file.index));
+      while (options.batch_size > 0 && pending.num_rows() >= options.batch_size) {
+        change::ChangeBatch head = pending.Take(options.batch_size);
+        CDCLAKE_RETURN_IF_ERROR(apply_batch(head, pending.last_taken()));
+        if (limit_reached()) return Status::OK();
+      }
+    }
+    AddSourceCounts(file.source->Counts(), &summary->source_counts);
+  }
+  if (!pending.empty()) {
+    change::ChangeBatch rest = pending.Take(0);
+    CDCLAKE_RETURN_IF_ERROR(apply_batch(rest, pending.last_taken()));
+  }
+  return Status::OK();
+}
+
+}  // namespace cdclake::pipeline

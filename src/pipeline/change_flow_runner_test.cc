@@ -1,0 +1,307 @@
+// Tests for the flow runner: resume positions (mid-file, appended lines, new files), reruns that
+// write nothing, files arriving out of name order, and crashes at every write of a run.
+#include "pipeline/change_flow_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "data/value_format.h"
+#include "delta/log_segment.h"
+#include "delta/snapshot.h"
+#include "delta/table_scan.h"
+#include "delta/transaction.h"
+#include "io/memory_file_system.h"
+
+namespace cdclake::pipeline {
+namespace {
+
+constexpr const char* kHeader = "id,name,seq\n";
+
+apply::FlowDefinition Flow() {
+  apply::FlowDefinition flow;
+  flow.name = "users";
+  flow.target = "t";
+  flow.keys = {"id"};
+  flow.sequence_by = {"seq"};
+  flow.columns = apply::ColumnSelection::Except({"seq"});
+  return flow;
+}
+
+// A memory file system with the flow's input and tables, and runs of the flow over it.
+class FlowHarness {
+ public:
+  void Write(const std::string& path, const std::string& text) {
+    ASSERT_TRUE(fs_.WriteFile(path, text).ok()) << path;
+  }
+  void Append(const std::string& path, const std::string& text) {
+    auto old = fs_.ReadFile(path);
+    ASSERT_TRUE(old.ok()) << path;
+    Write(path, *old + text);
+  }
+
+  // Runs the flow over the folder `in` (or `inputs`); expects success.
+  FlowRunSummary RunFlow(int64_t batch_size = 0, int64_t max_batches = 0,
+                         std::vector<std::string> inputs = {"in"}) {
+    FlowRunSummary summary;
+    Status s = RunFor(inputs, batch_size, max_batches, &summary);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return summary;
+  }
+
+  Status RunFor(const std::vector<std::string>& patterns, int64_t batch_size, int64_t max_batches,
+                FlowRunSummary* summary) {
+    std::vector<FlowInput> inputs;
+    for (const std::string& p : patterns) inputs.push_back({p, std::nullopt});
+    FlowRunOptions options;
+    options.batch_size = batch_size;
+    options.max_batches = max_batches;
+    options.persistent_index = false;
+    return RunChangeFlow(fs_, Flow(), inputs, options, summary);
+  }
+
+  // A table's rows as sorted "a,b" lines (empty when there is no table).
+  std::vector<std::string> Rows(const std::string& root) {
+    std::vector<std::string> lines;
+    auto exists = delta::TableExists(fs_, root);
+    if (!exists.ok() || !*exists) return lines;
+    auto snapshot = delta::Snapshot::Load(fs_, root);
+    EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+    if (!snapshot.ok()) return lines;
+    auto batch = delta::ReadTable(fs_, **snapshot);
+    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!batch.ok()) return lines;
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      std::string line;
+      for (size_t c = 0; c < batch->num_columns(); ++c) {
+        if (c > 0) line += ",";
+        line += data::CsvField(batch->column(c).GetValue(r), *batch->schema().field(c).type);
+      }
+      lines.push_back(line);
+    }
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  }
+
+  // The quarantined records' raw text (without line ends), sorted.
+  std::vector<std::string> Quarantined() {
+    std::vector<std::string> raw;
+    auto snapshot = delta::Snapshot::Load(fs_, "t_quarantine");
+    if (!snapshot.ok()) return raw;
+    auto batch = delta::ReadTable(fs_, **snapshot);
+    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!batch.ok()) return raw;
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      std::string text(batch->column(0).StringAt(r));
+      while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+      raw.push_back(text);
+    }
+    std::sort(raw.begin(), raw.end());
+    return raw;
+  }
+
+  int64_t Version(const std::string& root) {
+    auto snapshot = delta::Snapshot::Load(fs_, root);
+    return snapshot.ok() ? (*snapshot)->version() : -1;
+  }
+
+  io::MemoryFileSystem fs_;
+};
+
+class ChangeFlowRunnerTest : public ::testing::Test, public FlowHarness {};
+
+using Lines = std::vector<std::string>;
+
+TEST_F(ChangeFlowRunnerTest, StopsMidFileAndTheNextRunContinuesThere) {
+  Write("in/a.csv", std::string(kHeader) + "1,ann,1\n2,bob,1\n3,cy,1\n4,di,1\n5,ed,1\n");
+  FlowRunSummary first = RunFlow(/*batch_size=*/2, /*max_batches=*/1);
+  EXPECT_EQ(first.batches, 1);
+  EXPECT_TRUE(first.stopped_early);
+  EXPECT_FALSE(first.resumed_from);
+  EXPECT_EQ(first.counts.read, 2);
+  ASSERT_TRUE(first.position);
+  EXPECT_EQ(first.position->file, "in/a.csv");
+  EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob"}));
+
+  // The commit holds the position and the flow's txn.
+  auto snapshot = delta::Snapshot::Load(fs_, "t");
+  ASSERT_TRUE(snapshot.ok());
+  EXPECT_EQ((*snapshot)->TxnVersion(FlowAppId("users")), 1);
+  auto recorded = FindFlowPosition(fs_, "t", "users", {"in"});
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  ASSERT_TRUE(*recorded);
+  EXPECT_EQ((*recorded)->position.file, "in/a.csv");
+  EXPECT_EQ((*recorded)->position.offset, first.position->offset);
+  EXPECT_EQ((*recorded)->version, (*snapshot)->version());
+  // Past the start of row 2 ("2,bob,1"), before row 3's.
+  const int64_t row3 = static_cast<int64_t>(std::string(kHeader).size() + 16);
+  EXPECT_GT((*recorded)->position.offset, row3 - 8);
+  EXPECT_LE((*recorded)->position.offset, row3);
+
+  FlowRunSummary second = RunFlow(/*batch_size=*/2);
+  ASSERT_TRUE(second.resumed_from);
+  EXPECT_EQ(second.resumed_from->ToString(), first.position->ToString());
+  EXPECT_EQ(second.counts.read, 3);
+  EXPECT_EQ(second.counts.discarded, 0);
+  EXPECT_EQ(second.batches, 2);
+  EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob", "3,cy", "4,di", "5,ed"}));
+  auto after = delta::Snapshot::Load(fs_, "t");
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ((*after)->TxnVersion(FlowAppId("users")), 3);
+}
+
+TEST_F(ChangeFlowRunnerTest, ARerunReadsNothingAndWritesNoVersion) {
+  Write("in/a.csv", std::string(kHeader) + "1,ann,1\n2,bob,1\n");
+  RunFlow();
+  const int64_t version = Version("t");
+  FlowRunSummary again = RunFlow();
+  EXPECT_TRUE(again.resumed_from);
+  EXPECT_EQ(again.counts.read, 0);
+  EXPECT_EQ(again.batches, 0);
+  EXPECT_TRUE(again.versions.empty());
+  EXPECT_EQ(Version("t"), version);
+}
+
+TEST_F(ChangeFlowRunnerTest, AppendedLinesAndNewFilesAreReadAlone) {
+  Write("in/0001.csv", std::string(kHeader) + "1,ann,1\n");
+  RunFlow();
+  Append("in/0001.csv", "1,anna,2\n");
+  FlowRunSummary grown = RunFlow();
+  EXPECT_EQ(grown.counts.read, 1);
+  EXPECT_EQ(grown.counts.applied, 1);
+  EXPECT_EQ(Rows("t"), (Lines{"1,anna"}));
+
+  Write("in/0002.csv", std::string(kHeader) + "2,bob,1\n3,cy,1\n");
+  FlowRunSummary added = RunFlow();
+  EXPECT_EQ(added.files_read, 2);  // the position's file is opened again
+  EXPECT_EQ(added.counts.read, 2);
+  EXPECT_EQ(added.counts.discarded, 0);
+  ASSERT_TRUE(added.position);
+  EXPECT_EQ(added.position->file, "in/0002.csv");
+  EXPECT_EQ(added.position->files_before, 1);
+  EXPECT_EQ(added.position->previous_file, "in/0001.csv");
+  EXPECT_EQ(Rows("t"), (Lines{"1,anna", "2,bob", "3,cy"}));
+
+  // JSON Lines through a glob: a run over other inputs has a position of its own.
+  Write("in/0003.jsonl", "{\"id\":4,\"name\":\"di\",\"seq\":1}\n");
+  FlowRunSummary globbed = RunFlow(0, 0, {"in/*.jsonl"});
+  EXPECT_FALSE(globbed.resumed_from);
+  EXPECT_EQ(globbed.counts.read, 1);
+  EXPECT_EQ(RunFlow(0, 0, {"in/*.jsonl"}).counts.read, 0);
+}
+
+TEST_F(ChangeFlowRunnerTest, AFileArrivingOutOfNameOrderIsAnError) {
+  Write("in/0001.csv", std::string(kHeader) + "1,ann,1\n");
+  Write("in/0003.csv", std::string(kHeader) + "3,cy,1\n");
+  RunFlow();
+  const int64_t version = Version("t");
+  Write("in/0002.csv", std::string(kHeader) + "2,bob,1\n");
+  FlowRunSummary summary;
+  Status s = RunFor({"in"}, 0, 0, &summary);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("in/0002.csv sorts before in/0003.csv"), std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.message().find("name order"), std::string::npos) << s.ToString();
+  EXPECT_EQ(Version("t"), version);
+
+  // Before every file read so far: found by the count, named by its time.
+  ASSERT_TRUE(fs_.Delete("in/0002.csv").ok());
+  fs_.SetClock([] { return delta::NowMillis() + 3600 * 1000; });
+  Write("in/0000.csv", std::string(kHeader) + "0,zed,1\n");
+  fs_.SetClock(nullptr);
+  s = RunFor({"in"}, 0, 0, &summary);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("in/0000.csv sorts before in/0003.csv"), std::string::npos)
+      << s.ToString();
+
+  // Named alone, the file is read whole; the stream's position stays as it was.
+  ASSERT_TRUE(RunFor({"in/0000.csv"}, 0, 0, &summary).ok());
+  EXPECT_EQ(summary.counts.read, 1);
+  ASSERT_TRUE(fs_.Delete("in/0000.csv").ok());
+  FlowRunSummary stream = RunFlow();
+  ASSERT_TRUE(stream.resumed_from);
+  EXPECT_EQ(stream.resumed_from->file, "in/0003.csv");
+  EXPECT_EQ(stream.counts.read, 0);
+}
+
+TEST_F(ChangeFlowRunnerTest, NamedFilesAreReadWholeOnEveryRun) {
+  Write("a.csv", std::string(kHeader) + "1,ann,1\n2,bob,1\n");
+  FlowRunSummary summary;
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &summary).ok());
+  EXPECT_EQ(summary.counts.read, 2);
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &summary).ok());
+  EXPECT_FALSE(summary.resumed_from);
+  EXPECT_EQ(summary.counts.read, 2);
+  EXPECT_EQ(summary.counts.discarded, 2);
+  EXPECT_TRUE(summary.versions.empty());
+}
+
+TEST_F(ChangeFlowRunnerTest, ABatchThatOnlyQuarantinesMovesTheQuarantinePosition) {
+  Write("in/a.csv", std::string(kHeader) + "1,ann,1\n,nokey,2\n");
+  FlowRunSummary first = RunFlow(/*batch_size=*/1);
+  EXPECT_EQ(first.counts.quarantined, 1);
+  EXPECT_EQ(first.quarantine_versions.size(), 2u);  // creation, then the rows
+  FlowRunSummary again = RunFlow(/*batch_size=*/1);
+  ASSERT_TRUE(again.resumed_from);
+  EXPECT_EQ(again.resumed_from->ToString(), first.position->ToString());
+  EXPECT_EQ(again.counts.read, 0);
+  EXPECT_EQ(Quarantined(), Lines{",nokey,2"});
+}
+
+TEST_F(ChangeFlowRunnerTest, LosingTheTargetCommitAfterTheQuarantineOneLosesNothing) {
+  Write("in/a.csv", std::string(kHeader) + "1,ann,1\n,nokey,2\n2,bob,1\n");
+  RunFlow();
+  EXPECT_EQ(Quarantined(), Lines{",nokey,2"});
+  // As if the run had stopped between the quarantine commit and the target's.
+  const int64_t last = Version("t");
+  ASSERT_TRUE(fs_.Delete(delta::CommitPath("t", last)).ok());
+  EXPECT_EQ(Rows("t"), Lines{});
+  FlowRunSummary again = RunFlow();
+  EXPECT_EQ(again.counts.read, 3);
+  EXPECT_EQ(again.counts.quarantined, 1);
+  EXPECT_EQ(again.counts.already_quarantined, 1);
+  EXPECT_TRUE(again.quarantine_versions.empty());
+  EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob"}));
+  EXPECT_EQ(Quarantined(), Lines{",nokey,2"});
+}
+
+// Every write of a run cut off in turn (as by a crash), then a run to the end: the target and
+// the quarantine table are as after one clean run, nothing lost and nothing twice.
+TEST_F(ChangeFlowRunnerTest, ACrashAtAnyWriteThenARerunIsExactlyOnce) {
+  const std::string input =
+      std::string(kHeader) + "1,ann,1\n,x,2\n,y,3\n2,bob,4\n3,cy,5\n1,anna,6\n,z,7\n";
+  const Lines want_rows = {"1,anna", "2,bob", "3,cy"};
+  const Lines want_quarantined = {",x,2", ",y,3", ",z,7"};
+  for (int64_t batch_size : {1, 2, 3}) {
+    int64_t writes = 0;
+    {
+      FlowHarness clean;
+      clean.Write("in/a.csv", input);
+      int64_t before = clean.fs_.mutation_count();
+      clean.RunFlow(batch_size);
+      writes = clean.fs_.mutation_count() - before;
+      ASSERT_EQ(clean.Rows("t"), want_rows);
+    }
+    ASSERT_GT(writes, 5);
+    for (int64_t cut = 0; cut < writes; ++cut) {
+      SCOPED_TRACE("batch size " + std::to_string(batch_size) + ", cut at write " +
+                   std::to_string(cut));
+      FlowHarness crash;
+      crash.Write("in/a.csv", input);
+      crash.fs_.FailAfter(cut);
+      FlowRunSummary summary;
+      EXPECT_FALSE(crash.RunFor({"in"}, batch_size, 0, &summary).ok());
+      crash.fs_.ClearFailure();
+      crash.RunFlow(batch_size);
+      EXPECT_EQ(crash.Rows("t"), want_rows);
+      EXPECT_EQ(crash.Quarantined(), want_quarantined);
+      // And a further run finds nothing left.
+      EXPECT_EQ(crash.RunFlow(batch_size).counts.read, 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cdclake::pipeline

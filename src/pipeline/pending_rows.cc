@@ -1,0 +1,138 @@
+// PendingRows: column-wise gathering of change batches with NULLs for missing columns, and
+// batches cut at a row with the rejected records read before it.
+#include "pipeline/pending_rows.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace cdclake::pipeline {
+
+bool PendingRows::Accepts(const data::Schema& schema) const {
+  for (const data::Field& f : schema.fields()) {
+    int at = Find(f.name);
+    if (at >= 0 && !(*fields_[static_cast<size_t>(at)].type == *f.type)) return false;
+  }
+  return true;
+}
+
+Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int64_t file_index) {
+  const data::RecordBatch& in = batch.rows;
+  const int64_t n = in.num_rows();
+  for (size_t c = 0; c < in.num_columns(); ++c) {
+    const data::Field& f = in.schema().field(c);
+    int at = Find(f.name);
+    if (at < 0) {
+      fields_.push_back({f.name, f.type, true});
+      columns_.push_back(data::Column::Repeat(f.type, data::Value::Null(), rows_));
+      if (!unchanged_.empty()) unchanged_.emplace_back(static_cast<size_t>(rows_), 0);
+    } else if (!(*fields_[static_cast<size_t>(at)].type == *f.type)) {
+      return Status::InvalidArgument(
+          file + ": column '" + f.name + "' is read as " + f.type->ToString() + " here but as " +
+          fields_[static_cast<size_t>(at)].type->ToString() + " in earlier rows");
+    }
+  }
+  if (!batch.unchanged.empty() && unchanged_.empty()) {
+    unchanged_.assign(fields_.size(), std::vector<uint8_t>(static_cast<size_t>(rows_), 0));
+  }
+  for (size_t j = 0; j < fields_.size(); ++j) {
+    int k = in.schema().FieldIndex(fields_[j].name);
+    if (k >= 0) {
+      columns_[j].AppendColumn(in.column(static_cast<size_t>(k)));
+    } else {
+      columns_[j].AppendColumn(data::Column::Repeat(fields_[j].type, data::Value::Null(), n));
+    }
+    if (unchanged_.empty()) continue;
+    std::vector<uint8_t>& marks = unchanged_[j];
+    auto kk = static_cast<size_t>(k);
+    if (k >= 0 && kk < batch.unchanged.size() &&
+        batch.unchanged[kk].size() == static_cast<size_t>(n)) {
+      marks.insert(marks.end(), batch.unchanged[kk].begin(), batch.unchanged[kk].end());
+    } else {
+      marks.resize(marks.size() + static_cast<size_t>(n), 0);
+    }
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    auto i = static_cast<size_t>(r);
+    change::SourcePosition pos =
+        i < batch.positions.size() ? batch.positions[i] : change::SourcePosition{};
+    if (pos.file.empty()) pos.file = file;
+    points_.push_back({file_index, pos.byte_offset});
+    positions_.push_back(std::move(pos));
+    raw_.push_back(i < batch.raw.size() ? std::move(batch.raw[i]) : std::string());
+  }
+  for (change::RejectedRecord& rec : batch.rejected) {
+    if (rec.position.file.empty()) rec.position.file = file;
+    rejected_points_.push_back({file_index, rec.position.byte_offset});
+    rejected_.push_back(std::move(rec));
+  }
+  rows_ += n;
+  return Status::OK();
+}
+
+change::ChangeBatch PendingRows::Take(int64_t n) {
+  if (n <= 0 || n > rows_) n = rows_;
+  const auto un = static_cast<size_t>(n);
+  change::ChangeBatch out;
+  std::vector<int64_t> head(un), tail(static_cast<size_t>(rows_ - n));
+  for (int64_t i = 0; i < n; ++i) head[static_cast<size_t>(i)] = i;
+  for (int64_t i = n; i < rows_; ++i) tail[static_cast<size_t>(i - n)] = i;
+  std::vector<data::Column> taken, kept;
+  for (data::Column& c : columns_) {
+    if (tail.empty()) {
+      taken.push_back(std::move(c));
+    } else {
+      taken.push_back(c.Take(head));
+      kept.push_back(c.Take(tail));
+    }
+  }
+  out.rows = data::RecordBatch(data::Schema(fields_), std::move(taken));
+  out.rows.set_num_rows(n);
+  last_taken_ = n > 0 ? points_[un - 1] : ReadPoint{};
+  out.positions.assign(std::make_move_iterator(positions_.begin()),
+                       std::make_move_iterator(positions_.begin() + n));
+  positions_.erase(positions_.begin(), positions_.begin() + n);
+  out.raw.assign(std::make_move_iterator(raw_.begin()), std::make_move_iterator(raw_.begin() + n));
+  raw_.erase(raw_.begin(), raw_.begin() + n);
+  // Rejected records read before the first row that stays go with these rows.
+  std::vector<change::RejectedRecord> rejected_kept;
+  std::vector<ReadPoint> points_kept;
+  for (size_t i = 0; i < rejected_.size(); ++i) {
+    if (tail.empty() || rejected_points_[i] < points_[un]) {
+      if (last_taken_ < rejected_points_[i]) last_taken_ = rejected_points_[i];
+      out.rejected.push_back(std::move(rejected_[i]));
+    } else {
+      rejected_kept.push_back(std::move(rejected_[i]));
+      points_kept.push_back(rejected_points_[i]);
+    }
+  }
+  rejected_ = std::move(rejected_kept);
+  rejected_points_ = std::move(points_kept);
+  points_.erase(points_.begin(), points_.begin() + n);
+  if (!unchanged_.empty()) {
+    bool any = false;
+    for (std::vector<uint8_t>& marks : unchanged_) {
+      std::vector<uint8_t> head_marks(marks.begin(), marks.begin() + n);
+      marks.erase(marks.begin(), marks.begin() + n);
+      any = any ||
+            std::any_of(head_marks.begin(), head_marks.end(), [](uint8_t m) { return m != 0; });
+      out.unchanged.push_back(std::move(head_marks));
+    }
+    if (!any) out.unchanged.clear();
+    if (tail.empty()) unchanged_.clear();
+  }
+  columns_ = std::move(kept);
+  if (tail.empty()) {
+    for (const data::Field& f : fields_) columns_.emplace_back(f.type);
+  }
+  rows_ -= n;
+  return out;
+}
+
+int PendingRows::Find(const std::string& name) const {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (fields_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace cdclake::pipeline

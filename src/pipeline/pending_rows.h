@@ -1,0 +1,64 @@
+// PendingRows: change rows gathered across the files of a flow run until a batch is full, with
+// the read order of every row and rejected record so a batch ends at one point of the input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "change/change_batch.h"
+#include "data/schema.h"
+
+namespace cdclake::pipeline {
+
+/// A point in a run's input: the file's place in the run's file order, then the byte offset.
+struct ReadPoint {
+  int64_t file_index = -1;
+  int64_t byte_offset = 0;
+
+  bool operator<(const ReadPoint& o) const {
+    return file_index != o.file_index ? file_index < o.file_index : byte_offset < o.byte_offset;
+  }
+};
+
+/// Rows of a file without one of the columns seen so far get NULL there; the sources'
+/// unchanged marks follow their cells. Rows and rejected records must be added in read order.
+class PendingRows {
+ public:
+  /// Whether a batch with `schema` can join these rows: no column with another type.
+  bool Accepts(const data::Schema& schema) const;
+
+  /// Adds the rows and rejected records of `batch`, read from `file`, the run's
+  /// `file_index`-th file. kInvalidArgument when a column has another type than in earlier
+  /// rows (check Accepts first).
+  Status Add(change::ChangeBatch batch, const std::string& file, int64_t file_index);
+
+  int64_t num_rows() const { return rows_; }
+  bool empty() const { return rows_ == 0 && rejected_.empty(); }
+
+  /// The first `n` rows (all of them when n <= 0 or n >= num_rows()) and the rejected records
+  /// read before the first row left behind (all of them when no row is left).
+  change::ChangeBatch Take(int64_t n);
+
+  /// The read point of the last row or record the latest Take returned (file_index -1 before
+  /// any, or when it returned nothing).
+  const ReadPoint& last_taken() const { return last_taken_; }
+
+ private:
+  int Find(const std::string& name) const;
+
+  std::vector<data::Field> fields_;
+  std::vector<data::Column> columns_;
+  int64_t rows_ = 0;
+  std::vector<change::SourcePosition> positions_;
+  std::vector<ReadPoint> points_;  // one per row
+  std::vector<std::string> raw_;
+  std::vector<change::RejectedRecord> rejected_;
+  std::vector<ReadPoint> rejected_points_;
+  // Empty while no source has marked a cell; else one mark per row for each field.
+  std::vector<std::vector<uint8_t>> unchanged_;
+  ReadPoint last_taken_;
+};
+
+}  // namespace cdclake::pipeline

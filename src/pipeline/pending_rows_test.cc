@@ -1,0 +1,98 @@
+// Tests for PendingRows: columns gathered across batches, and a batch cut at a row taking the
+// rejected records read before that row only.
+#include "pipeline/pending_rows.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "data/value.h"
+
+namespace cdclake::pipeline {
+namespace {
+
+using data::DataType;
+using data::Value;
+
+// Rows with ids at the given byte offsets, and rejected records at others.
+change::ChangeBatch Batch(const std::vector<int64_t>& row_offsets,
+                          const std::vector<int64_t>& rejected_offsets, bool with_name = false) {
+  std::vector<data::Field> fields = {{"id", DataType::Int64(), true}};
+  if (with_name) fields.push_back({"name", DataType::String(), true});
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(data::Schema(fields));
+  for (int64_t at : row_offsets) {
+    std::vector<Value> row = {Value::Int(at)};
+    if (with_name) row.push_back(Value::Bytes("n" + std::to_string(at)));
+    batch.rows.AppendRow(row);
+    batch.positions.push_back({"", 0, at});
+    batch.raw.push_back(std::to_string(at));
+  }
+  for (int64_t at : rejected_offsets) batch.rejected.push_back({"bad", {"", 0, at}, "why"});
+  return batch;
+}
+
+std::vector<int64_t> Offsets(const change::ChangeBatch& batch) {
+  std::vector<int64_t> out;
+  for (const auto& p : batch.positions) out.push_back(p.byte_offset);
+  return out;
+}
+
+std::vector<int64_t> RejectedOffsets(const change::ChangeBatch& batch) {
+  std::vector<int64_t> out;
+  for (const auto& r : batch.rejected) out.push_back(r.position.byte_offset);
+  return out;
+}
+
+TEST(PendingRowsTest, ABatchTakesTheRejectedRecordsReadBeforeItsEnd) {
+  PendingRows pending;
+  ASSERT_TRUE(pending.Add(Batch({10, 30, 50}, {20, 40, 60}), "a.csv", 0).ok());
+  ASSERT_TRUE(pending.Add(Batch({5}, {1, 9}), "b.csv", 1).ok());
+  EXPECT_EQ(pending.num_rows(), 4);
+
+  change::ChangeBatch first = pending.Take(2);
+  EXPECT_EQ(Offsets(first), (std::vector<int64_t>{10, 30}));
+  EXPECT_EQ(RejectedOffsets(first), (std::vector<int64_t>{20, 40}));
+  EXPECT_EQ(first.rejected[0].position.file, "a.csv");
+  EXPECT_EQ(pending.last_taken().file_index, 0);
+  EXPECT_EQ(pending.last_taken().byte_offset, 40);
+
+  // b.csv's record at byte 1 was read before its row at byte 5, so it goes now.
+  change::ChangeBatch second = pending.Take(1);
+  EXPECT_EQ(Offsets(second), (std::vector<int64_t>{50}));
+  EXPECT_EQ(RejectedOffsets(second), (std::vector<int64_t>{60, 1}));
+  EXPECT_EQ(pending.last_taken().file_index, 1);
+  EXPECT_EQ(pending.last_taken().byte_offset, 1);
+
+  // With no row left, every rejected record goes, and the batch ends at the last of them.
+  change::ChangeBatch rest = pending.Take(0);
+  EXPECT_EQ(Offsets(rest), (std::vector<int64_t>{5}));
+  EXPECT_EQ(RejectedOffsets(rest), (std::vector<int64_t>{9}));
+  EXPECT_EQ(rest.positions[0].file, "b.csv");
+  EXPECT_EQ(pending.last_taken().file_index, 1);
+  EXPECT_EQ(pending.last_taken().byte_offset, 9);
+  EXPECT_TRUE(pending.empty());
+}
+
+TEST(PendingRowsTest, MissingColumnsAreNullAndTypesMustAgree) {
+  PendingRows pending;
+  ASSERT_TRUE(pending.Add(Batch({1}, {}), "a.csv", 0).ok());
+  ASSERT_TRUE(pending.Add(Batch({2}, {}, /*with_name=*/true), "b.csv", 1).ok());
+  change::ChangeBatch all = pending.Take(0);
+  ASSERT_EQ(all.rows.num_columns(), 2u);
+  EXPECT_TRUE(all.rows.column(1).GetValue(0).is_null());
+  EXPECT_EQ(all.rows.column(1).GetValue(1), Value::Bytes("n2"));
+
+  data::Schema other({{"id", DataType::String(), true}});
+  EXPECT_FALSE(pending.Accepts(other));
+  change::ChangeBatch strings;
+  strings.rows = data::RecordBatch(other);
+  strings.rows.AppendRow({Value::Bytes("x")});
+  Status added = pending.Add(std::move(strings), "c.csv", 2);
+  ASSERT_FALSE(added.ok());
+  EXPECT_NE(added.message().find("c.csv"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cdclake::pipeline
