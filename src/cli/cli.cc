@@ -32,6 +32,7 @@ int Main(int argc, char** argv) {
   add(AddChangesCommand);
   add(AddApplyCommand);
   add(AddOptimizeCommand);
+  add(AddRunCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

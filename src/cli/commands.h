@@ -23,6 +23,7 @@ Action AddCheckCommand(CLI::App& app);
 Action AddChangesCommand(CLI::App& app);
 Action AddApplyCommand(CLI::App& app);
 Action AddOptimizeCommand(CLI::App& app);
+Action AddRunCommand(CLI::App& app);
 
 /// What `cdclake apply` was given for snapshot input (SEMANTICS §7); see apply_snapshots.cc.
 struct SnapshotApplyArgs {

@@ -26,7 +26,7 @@ data::Schema EventLogSchema() {
 Result<std::optional<int64_t>> AppendEventLog(io::FileSystem& fs, const std::string& table_root,
                                               const std::vector<EventLogEntry>& entries) {
   if (entries.empty()) return std::optional<int64_t>();
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(delta::LogDir(table_root)));
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, table_root));
   if (!exists) {
     delta::TableSpec spec;
     spec.schema = EventLogSchema();

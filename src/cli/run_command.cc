@@ -1,0 +1,256 @@
+// `cdclake run PIPELINE.sql`: a pipeline file parsed, planned and run once or continuously, with
+// progress lines, a summary table, and exit codes 0 (ok), 1 (a flow failed), 2 (invalid).
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cdclake/pipeline_run.h"
+#include "cli/commands.h"
+
+namespace cdclake::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string pipeline;
+  std::string warehouse = "lake";
+  bool once = false;
+  bool continuous = false;
+  std::string interval = "1s";
+  std::vector<std::string> full_refresh;
+  std::vector<std::string> vars;
+  bool dry_run = false;
+  std::string log_format = "text";
+  int64_t batch_rows = 100'000;
+  int64_t max_passes = 0;
+};
+
+std::atomic<bool> g_stop{false};
+
+void RequestStop(int) {
+  g_stop = true;
+}
+
+int Invalid(const Status& s) {
+  std::cerr << "cdclake: " << s.ToString() << "\n";
+  return 2;
+}
+
+// "250ms", "1s", "2.5s", "1m" → milliseconds.
+Result<int64_t> ParseInterval(const std::string& text) {
+  size_t unit = text.find_first_not_of("0123456789.");
+  if (unit == 0 || text.empty()) {
+    return Status::InvalidArgument("--interval '" + text + "': write it as 500ms, 1s or 1m");
+  }
+  double value = 0;
+  const char* end = text.data() + (unit == std::string::npos ? text.size() : unit);
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || stop != end) {
+    return Status::InvalidArgument("--interval '" + text + "': write it as 500ms, 1s or 1m");
+  }
+  std::string suffix = unit == std::string::npos ? "s" : text.substr(unit);
+  double ms = suffix == "ms"  ? value
+              : suffix == "s" ? value * 1000
+              : suffix == "m" ? value * 60000
+                              : -1;
+  if (ms < 0) return Status::InvalidArgument("--interval '" + text + "': units are ms, s or m");
+  return static_cast<int64_t>(ms);
+}
+
+std::string Json(const pipeline::FlowBatchReport& r) {
+  json::Json j = json::Json::object();
+  j["event"] = "batch";
+  j["flow"] = r.flow;
+  j["target"] = r.target;
+  j["input_from"] = r.input_from;
+  j["input_to"] = r.input_to;
+  j["rows_read"] = r.counts.read;
+  j["rows_applied"] = r.counts.applied;
+  j["rows_discarded"] = r.counts.discarded;
+  j["rows_quarantined"] = r.counts.quarantined;
+  j["rows_inserted"] = r.counts.inserted;
+  j["rows_updated"] = r.counts.updated;
+  j["rows_deleted"] = r.counts.deleted;
+  j["table_version"] = r.table_version ? json::Json(*r.table_version) : json::Json();
+  j["files"] = r.files;
+  j["duration_ms"] = r.duration_ms;
+  return json::Dump(j);
+}
+
+std::string Text(const pipeline::FlowBatchReport& r) {
+  std::ostringstream out;
+  out << r.flow << ": " << r.counts.read << " rows read, " << r.counts.applied << " applied, "
+      << r.counts.discarded << " discarded, " << r.counts.quarantined << " quarantined; "
+      << r.counts.inserted << " inserted, " << r.counts.updated << " updated, " << r.counts.deleted
+      << " deleted; "
+      << (r.table_version ? "version " + std::to_string(*r.table_version) : "no new version")
+      << "; " << r.input_to << " (" << r.duration_ms << " ms)";
+  return out.str();
+}
+
+void PrintSummary(const pipeline::PipelineRunSummary& summary, std::ostream& out) {
+  std::vector<std::vector<std::string>> rows = {{"flow", "target", "batches", "read", "applied",
+                                                 "discarded", "quarantined", "inserted", "updated",
+                                                 "deleted", "versions", "status"}};
+  for (const pipeline::FlowSummary& f : summary.flows) {
+    const apply::ApplyCounts& c = f.outcome.counts;
+    std::string versions;
+    if (!f.outcome.versions.empty()) {
+      versions = std::to_string(f.outcome.versions.front());
+      if (f.outcome.versions.size() > 1)
+        versions += "-" + std::to_string(f.outcome.versions.back());
+    }
+    std::string status = !f.status.ok() ? "FAILED" : !f.skipped.empty() ? "skipped" : "ok";
+    rows.push_back({f.flow, f.target, std::to_string(f.outcome.batches), std::to_string(c.read),
+                    std::to_string(c.applied), std::to_string(c.discarded),
+                    std::to_string(c.quarantined), std::to_string(c.inserted),
+                    std::to_string(c.updated), std::to_string(c.deleted), versions, status});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      const bool number = i >= 2 && i <= 9;
+      std::string pad(width[i] - row[i].size(), ' ');
+      out << (i == 0 ? "" : "  ")
+          << (number ? pad + row[i] : row[i] + (i + 1 < row.size() ? pad : ""));
+    }
+    out << "\n";
+  }
+  for (const pipeline::FlowSummary& f : summary.flows) {
+    if (!f.status.ok()) out << "flow " << f.flow << " failed: " << f.status.ToString() << "\n";
+    if (!f.skipped.empty()) out << "flow " << f.flow << " skipped: " << f.skipped << "\n";
+  }
+}
+
+int RunRun(const CLI::App& cmd, const RunArgs& args) {
+  std::map<std::string, std::string> vars;
+  for (const std::string& v : args.vars) {
+    size_t eq = v.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Invalid(Status::InvalidArgument("--var " + v + ": write it as name=value"));
+    }
+    vars[v.substr(0, eq)] = v.substr(eq + 1);
+  }
+  if (args.once && args.continuous) {
+    return Invalid(Status::InvalidArgument("--once and --continuous exclude each other"));
+  }
+  if (args.log_format != "text" && args.log_format != "json") {
+    return Invalid(Status::InvalidArgument("--log-format must be text or json"));
+  }
+  auto interval = ParseInterval(args.interval);
+  if (!interval.ok()) return Invalid(interval.status());
+  io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
+  auto text = fs.ReadFile(args.pipeline);
+  if (!text.ok()) return Invalid(text.status());
+  auto ast = sql::ParsePipeline(*text, vars);
+  if (!ast.ok()) return Invalid(ast.status().WithContext(args.pipeline));
+  pipeline::Warehouse warehouse(args.warehouse);
+  auto plan = pipeline::PlanPipeline(*ast, warehouse);
+  if (!plan.ok()) return Invalid(plan.status().WithContext(args.pipeline));
+
+  pipeline::PipelineRunOptions options;
+  options.continuous = args.continuous;
+  options.interval_ms = *interval;
+  options.max_passes = args.max_passes;
+  options.batch_rows = args.batch_rows;
+  if (cmd.get_option("--full-refresh")->count() > 0) {
+    // Given without names, CLI11 leaves one empty name.
+    for (const std::string& t : args.full_refresh) {
+      if (!t.empty()) options.full_refresh.push_back(t);
+    }
+    options.full_refresh_all = options.full_refresh.empty();
+  }
+  auto refresh = pipeline::TablesToRefresh(*plan, warehouse, options);
+  if (!refresh.ok()) return Invalid(refresh.status());
+  if (args.dry_run) {
+    std::cout << pipeline::DescribePlan(*plan);
+    if (!refresh->empty()) {
+      std::cout << "full refresh of:";
+      for (const std::string& t : *refresh) std::cout << " " << t;
+      std::cout << "\n";
+    }
+    return 0;
+  }
+  options.run_id = "run-" +
+                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count()) +
+                   "-" + std::to_string(::getpid());
+  const bool json = args.log_format == "json";
+  const bool live = !json && ::isatty(STDERR_FILENO) != 0;
+  int64_t rows_total = 0;
+  const auto started = std::chrono::steady_clock::now();
+  options.on_batch = [&](const pipeline::FlowBatchReport& r) {
+    rows_total += r.counts.read;
+    if (json) {
+      std::cout << Json(r) << "\n" << std::flush;
+    } else if (live) {
+      double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::cerr << "\r\033[K" << r.flow << ": " << rows_total << " rows, "
+                << static_cast<int64_t>(seconds > 0 ? rows_total / seconds : 0) << " rows/s, "
+                << r.input_to << std::flush;
+    } else {
+      std::cout << Text(r) << "\n";
+    }
+  };
+  options.on_flow_error = [&](const std::string& flow, const Status& s) {
+    if (live) std::cerr << "\r\033[K";
+    std::cerr << "cdclake: flow " << flow << " failed: " << s.ToString() << "\n";
+  };
+  options.stop_requested = [] { return g_stop.load(); };
+  std::signal(SIGINT, RequestStop);
+  std::signal(SIGTERM, RequestStop);
+  pipeline::PipelineRunSummary summary = pipeline::RunPipeline(fs, *plan, warehouse, options);
+  if (live) std::cerr << "\r\033[K";
+  if (json) {
+    json::Json j = json::Json::object();
+    j["event"] = "summary";
+    j["passes"] = summary.passes;
+    j["failed"] = summary.failed();
+    std::cout << json::Dump(j) << "\n";
+  } else {
+    PrintSummary(summary, std::cout);
+  }
+  return summary.failed() ? 1 : 0;
+}
+
+}  // namespace
+
+Action AddRunCommand(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a pipeline file (CREATE STREAMING TABLE ..., CREATE FLOW ... AS AUTO CDC ...)");
+  cmd->add_option("pipeline", args->pipeline, "the pipeline's SQL file")->required();
+  cmd->add_option("--warehouse", args->warehouse,
+                  "the folder holding the tables: c.s.t in DIR/c/s/t, s.t in DIR/s/t, t in "
+                  "DIR/default/t")
+      ->capture_default_str();
+  cmd->add_flag("--once", args->once, "process what is there now and stop (the default)");
+  cmd->add_flag("--continuous", args->continuous, "keep polling the sources until interrupted");
+  cmd->add_option("--interval", args->interval, "continuous: the pause between polls (500ms, 1s)")
+      ->capture_default_str();
+  cmd->add_option("--full-refresh", args->full_refresh,
+                  "rebuild these tables from their sources (no names: every table not read "
+                  "straight from files)")
+      ->expected(0, -1);
+  cmd->add_option("--var", args->vars, "name=value for ${name} in the file (repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_flag("--dry-run", args->dry_run, "check the pipeline and print its plan");
+  cmd->add_option("--log-format", args->log_format, "text or json")->capture_default_str();
+  cmd->add_option("--batch-rows", args->batch_rows, "rows per batch")->capture_default_str();
+  cmd->add_option("--max-passes", args->max_passes,
+                  "continuous: stop after this many passes over the flows (0: no limit)");
+  return [cmd, args]() -> int { return RunRun(*cmd, *args); };
+}
+
+}  // namespace cdclake::cli

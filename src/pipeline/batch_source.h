@@ -1,0 +1,65 @@
+// BatchSource: what a flow reads, as batches of change rows that each end at a position the flow
+// can record and later resume after — files read from a byte position, or a table's commits
+// read after a version.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apply/flow_definition.h"
+#include "base/result.h"
+#include "change/change_batch.h"
+#include "json/json.h"
+#include "pipeline/pipeline_plan.h"
+#include "sources/change_source.h"
+
+namespace cdclake::pipeline {
+
+/// A batch and the position just past it.
+struct InputBatch {
+  change::ChangeBatch rows;
+  json::Json end;          // the position to record with this batch's commit
+  std::string end_text;    // the same for people: "a.json@1024", "shop.bronze@v12"
+  int64_t files_done = 0;  // files finished with this batch
+};
+
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+
+  /// Where reading starts, for people: "start", "a.json@1024", "shop.bronze@v12".
+  virtual std::string StartText() const = 0;
+
+  /// The next batch (at most about `batch_rows` rows, never splitting a table commit), or
+  /// nullopt when everything there now has been read.
+  virtual Result<std::optional<InputBatch>> Next() = 0;
+
+  /// Counts of records that are not rows (Debezium tombstones, SQL Server before-images), so
+  /// far; empty for tables.
+  virtual std::vector<sources::SourceCount> Counts() const { return {}; }
+};
+
+/// A table read as a stream from just after the version `position` records ({"table": name,
+/// "version": v}; null: from the start). A table that does not exist yet has nothing to read.
+Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
+                                                     const std::string& table,
+                                                     const std::string& folder,
+                                                     const json::Json& position,
+                                                     int64_t batch_rows);
+
+/// The files of `source` (read_files: a file, a folder or a glob), read as a stream in path
+/// order from just after `flow`'s last position recorded in `target` (or `quarantine_table`, see
+/// FindResumePoint), in batches of about `batch_rows` rows. Columns are read with `source`'s
+/// schema, then the target's types (`cdc_flow` maps an SCD2 target's __START_AT back to the
+/// sequence; nullptr for appends), then earlier files'. kInvalidArgument for a file arriving out
+/// of name order or of unknown format.
+Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const SourcePlan& source,
+                                                    const std::string& target,
+                                                    const std::string& quarantine_table,
+                                                    const std::string& flow,
+                                                    const apply::FlowDefinition* cdc_flow,
+                                                    int64_t batch_rows);
+
+}  // namespace cdclake::pipeline

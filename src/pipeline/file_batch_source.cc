@@ -1,0 +1,129 @@
+// FileBatchSource: read_files(...) inputs as a BatchSource — files opened one at a time in path
+// order after the recorded position, rows gathered across files into batches.
+#include <optional>
+
+#include "delta/log_segment.h"
+#include "pipeline/batch_source.h"
+#include "pipeline/file_input_internal.h"
+#include "pipeline/pending_rows.h"
+
+namespace cdclake::pipeline {
+
+namespace {
+
+class FileBatchSource : public BatchSource {
+ public:
+  FileBatchSource(io::FileSystem& fs, RunFiles run, ResumePoint resume,
+                  std::vector<data::Field> known, int64_t batch_rows)
+      : fs_(fs),
+        run_(std::move(run)),
+        resume_(std::move(resume)),
+        next_file_(resume_.first),
+        known_(std::move(known)),
+        batch_rows_(std::max<int64_t>(batch_rows, 1)) {}
+
+  std::string StartText() const override {
+    return resume_.resumed_from ? resume_.resumed_from->ToString() : "start";
+  }
+
+  std::vector<sources::SourceCount> Counts() const override { return counts_; }
+
+  Result<std::optional<InputBatch>> Next() override {
+    while (pending_.num_rows() < batch_rows_) {
+      if (held_) {
+        // A batch whose column types differ from the pending rows' waits for them to go.
+        if (!pending_.empty() && !pending_.Accepts(held_->rows.schema())) break;
+        if (!pending_.Accepts(held_->rows.schema())) pending_ = PendingRows();
+        CDCLAKE_RETURN_IF_ERROR(pending_.Add(std::move(*held_), held_path_, held_index_));
+        held_.reset();
+        continue;
+      }
+      if (!current_) {
+        if (next_file_ >= run_.files.size()) break;
+        CDCLAKE_RETURN_IF_ERROR(OpenNext());
+      }
+      const std::string& path = run_.files[static_cast<size_t>(current_->index)].path;
+      auto next = NextBatch(*current_);
+      if (!next.ok()) return InFile(next.status(), path);
+      if (!next->has_value()) {
+        AddSourceCounts(current_->source->Counts(), &counts_);
+        current_.reset();
+        ++files_finished_;
+        continue;
+      }
+      for (const data::Field& f : (*next)->rows.schema().fields()) {
+        if (!HasField(known_, f.name)) known_.push_back({f.name, f.type, true});
+      }
+      held_ = std::move(**next);
+      held_path_ = path;
+      held_index_ = current_->index;
+    }
+    if (pending_.empty()) return std::optional<InputBatch>();
+    InputBatch out;
+    out.rows = pending_.Take(batch_rows_);
+    FlowPosition end = PositionAfter(run_, pending_.last_taken());
+    out.end = end.ToJson();
+    out.end_text = end.ToString();
+    out.files_done = files_finished_;
+    files_finished_ = 0;
+    return std::optional<InputBatch>(std::move(out));
+  }
+
+ private:
+  Status OpenNext() {
+    const size_t i = next_file_++;
+    const RunFile& file = run_.files[i];
+    sources::ChangeSourceOptions options;
+    options.file_format = file.file_format;
+    if (!known_.empty()) options.schema = data::Schema(known_);
+    options.batch_rows = std::min<int64_t>(batch_rows_, 1 << 16);
+    auto source = sources::OpenChangeSource(fs_, file.path, file.format, options);
+    if (!source.ok()) return InFile(source.status(), file.path);
+    current_ = OpenFile{static_cast<int64_t>(i),
+                        std::move(*source),
+                        {},
+                        i == resume_.first ? resume_.drop_before : 0};
+    return Status::OK();
+  }
+
+  io::FileSystem& fs_;
+  RunFiles run_;
+  ResumePoint resume_;
+  size_t next_file_;
+  std::vector<data::Field> known_;
+  int64_t batch_rows_;
+  std::optional<OpenFile> current_;
+  PendingRows pending_;
+  std::optional<change::ChangeBatch> held_;
+  std::string held_path_;
+  int64_t held_index_ = 0;
+  int64_t files_finished_ = 0;
+  std::vector<sources::SourceCount> counts_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const SourcePlan& source,
+                                                    const std::string& target,
+                                                    const std::string& quarantine_table,
+                                                    const std::string& flow,
+                                                    const apply::FlowDefinition* cdc_flow,
+                                                    int64_t batch_rows) {
+  FlowInput input{source.pattern, source.format};
+  CDCLAKE_ASSIGN_OR_RETURN(RunFiles run,
+                           ListRunFiles(fs, {input}, "give read_files a format => option"));
+  // read_files naming one file is still a stream: it is read once, and appended lines later.
+  run.stream = true;
+  CDCLAKE_ASSIGN_OR_RETURN(ResumePoint resume,
+                           FindResumePoint(fs, run, target, quarantine_table, flow));
+  std::shared_ptr<const delta::Snapshot> snapshot;
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, target));
+  if (exists) {
+    CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, target));
+  }
+  std::vector<data::Field> known = KnownTypes(cdc_flow, source.options.schema, snapshot.get());
+  return std::unique_ptr<BatchSource>(std::make_unique<FileBatchSource>(
+      fs, std::move(run), std::move(resume), std::move(known), batch_rows));
+}
+
+}  // namespace cdclake::pipeline

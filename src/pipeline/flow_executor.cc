@@ -1,0 +1,242 @@
+// FlowExecutor: sources (tables, files) to sinks (appends, the applier, snapshots) for one flow.
+#include "pipeline/flow_executor.h"
+
+#include <chrono>
+
+#include "apply/quarantine.h"
+#include "delta/transaction.h"
+#include "pipeline/append_writer.h"
+#include "pipeline/batch_source.h"
+#include "pipeline/bronze_columns.h"
+#include "pipeline/flow_checkpoint.h"
+#include "pipeline/flow_position.h"
+#include "pipeline/select_transform.h"
+#include "pipeline/snapshot_flow.h"
+
+namespace cdclake::pipeline {
+
+namespace {
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t NowMs(const FlowExecution& e) {
+  return e.clock_ms ? e.clock_ms() : delta::NowMillis();
+}
+
+std::string QuarantineFolder(const FlowPlan& flow) {
+  return flow.target_folder + "_quarantine";
+}
+
+// The latest of the batch's row and rejected-record positions, as the point before which a
+// later run finds every record of it already quarantined.
+std::optional<change::SourcePosition> LastPosition(const change::ChangeBatch& batch) {
+  std::optional<change::SourcePosition> last;
+  auto consider = [&](const change::SourcePosition& p) {
+    if (p.file.empty()) return;
+    if (!last || apply::SortsBefore(*last, p)) last = p;
+  };
+  for (const change::SourcePosition& p : batch.positions) consider(p);
+  for (const change::RejectedRecord& r : batch.rejected) consider(r.position);
+  return last;
+}
+
+json::Json PositionJson(const change::SourcePosition& p) {
+  json::Json out = json::Json::object();
+  out["file"] = p.file;
+  out["offset"] = p.byte_offset;
+  return out;
+}
+
+// Where a flow's earlier runs quarantined up to (records before it are there already).
+Result<std::optional<change::SourcePosition>> QuarantinedBefore(const io::FileSystem& fs,
+                                                                const FlowPlan& flow) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit,
+                           FindFlowCommit(fs, QuarantineFolder(flow), flow.name));
+  if (!commit || !commit->position.is_object() || !commit->position.contains("last_row")) {
+    return std::optional<change::SourcePosition>();
+  }
+  const json::Json& last = commit->position["last_row"];
+  if (!last.is_object() || !last.contains("file") || !last["file"].is_string() ||
+      !last.contains("offset") || !last["offset"].is_number_integer()) {
+    return std::optional<change::SourcePosition>();
+  }
+  change::SourcePosition p;
+  p.file = last["file"].get<std::string>();
+  p.byte_offset = last["offset"].get<int64_t>() + 1;
+  return std::optional<change::SourcePosition>(p);
+}
+
+Result<change::ChangeBatch> Transform(const FlowPlan& flow, change::ChangeBatch rows) {
+  for (const sql::SelectQuery& q : flow.source.transforms) {
+    CDCLAKE_ASSIGN_OR_RETURN(rows, ApplySelect(q, std::move(rows)));
+  }
+  return rows;
+}
+
+// Flows whose rows come from a BatchSource: ingest into a streaming table, or AUTO CDC.
+Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
+                     std::unique_ptr<BatchSource> source, bool add_bronze_columns,
+                     FlowOutcome* outcome) {
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t batch_no, LastFlowBatch(fs, flow.target_folder, flow.name));
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::SourcePosition> quarantined_before,
+                           QuarantinedBefore(fs, flow));
+  outcome->input_from = source->StartText();
+  outcome->input_to = outcome->input_from;
+  std::unique_ptr<apply::Applier> applier;
+  AppendTableSpec spec{flow.table_properties, flow.partition_columns};
+  while (true) {
+    const int64_t started = SteadyMs();
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<InputBatch> input, source->Next());
+    if (!input) break;
+    FlowBatchReport report;
+    report.flow = flow.name;
+    report.target = flow.target;
+    report.input_from = outcome->input_to;
+    report.input_to = input->end_text;
+    report.files = input->files_done;
+    change::ChangeBatch rows = std::move(input->rows);
+    if (add_bronze_columns) rows = AddBronzeColumns(std::move(rows), NowMs(execution) * 1000);
+    std::optional<change::SourcePosition> last = LastPosition(rows);
+    CDCLAKE_ASSIGN_OR_RETURN(rows, Transform(flow, std::move(rows)));
+    json::Json position = input->end;
+    if (last) position["last_row"] = PositionJson(*last);
+    json::Json params = json::Json::object();
+    params[kFlowParameter] = flow.name;
+    params[kPositionParameter] = json::Dump(position);
+
+    if (flow.kind == FlowPlan::Kind::kIngest) {
+      std::vector<change::RejectedRecord> rejected;
+      for (change::RejectedRecord& r : rows.rejected) {
+        if (!quarantined_before || !apply::SortsBefore(r.position, *quarantined_before)) {
+          rejected.push_back(std::move(r));
+        }
+      }
+      report.counts.read = rows.num_records();
+      report.counts.quarantined = static_cast<int64_t>(rows.rejected.size());
+      report.counts.already_quarantined =
+          report.counts.quarantined - static_cast<int64_t>(rejected.size());
+      json::Json qparams = params;
+      qparams[kTargetCommitParameter] = "true";
+      CDCLAKE_RETURN_IF_ERROR(apply::WriteQuarantine(fs, QuarantineFolder(flow), flow.name,
+                                                     rejected, NowMs(execution), qparams)
+                                  .status());
+      CDCLAKE_ASSIGN_OR_RETURN(
+          int64_t version,
+          AppendWithCheckpoint(fs, flow.target_folder, rows.rows, spec,
+                               AppendCheckpoint{flow.name, batch_no + 1, position}));
+      ++batch_no;
+      report.counts.applied = rows.rows.num_rows();
+      report.counts.inserted = rows.rows.num_rows();
+      report.table_version = version;
+      outcome->versions.push_back(version);
+    } else {
+      if (!applier) {
+        apply::ApplyOptions options;
+        options.clock = execution.clock_ms;
+        options.persistent_index = execution.persistent_index;
+        options.quarantine_table = QuarantineFolder(flow);
+        CDCLAKE_ASSIGN_OR_RETURN(applier, apply::Applier::Open(fs, flow.flow, options));
+      }
+      if (rows.rows.num_rows() > 0) {
+        CDCLAKE_RETURN_IF_ERROR(apply::ValidateFlow(flow.flow, rows.rows.schema()));
+      }
+      apply::CommitExtras extras;
+      extras.txn_app_id = FlowAppId(flow.name);
+      extras.txn_version = batch_no + 1;
+      extras.operation_parameters = params;
+      extras.quarantined_before = quarantined_before;
+      CDCLAKE_ASSIGN_OR_RETURN(apply::ApplyResult result, applier->Apply(rows, extras));
+      report.counts = result.counts;
+      if (result.version) {
+        ++batch_no;
+        report.table_version = result.version;
+        outcome->versions.push_back(*result.version);
+      }
+    }
+    if (last) quarantined_before = change::SourcePosition{last->file, 0, last->byte_offset + 1};
+    report.duration_ms = SteadyMs() - started;
+    ++outcome->batches;
+    outcome->counts += report.counts;
+    outcome->files += report.files;
+    outcome->input_to = report.input_to;
+    if (execution.on_batch) execution.on_batch(report);
+  }
+  outcome->source_counts = source->Counts();
+  return Status::OK();
+}
+
+Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
+                       FlowOutcome* outcome) {
+  if (flow.source.kind != SourcePlan::Kind::kFiles) {
+    return Status::NotSupported("flow " + flow.name +
+                                ": AUTO CDC FROM SNAPSHOT reads files (a folder of versioned "
+                                "snapshots, or one file re-read each run), not tables yet");
+  }
+  SnapshotFlowOptions options;
+  options.format = flow.source.format;
+  options.schema = flow.source.options.schema;
+  options.apply.clock = execution.clock_ms;
+  options.apply.persistent_index = execution.persistent_index;
+  options.apply.quarantine_table = QuarantineFolder(flow);
+  CDCLAKE_ASSIGN_OR_RETURN(io::FileInfo info, fs.Stat(flow.source.pattern));
+  const bool is_dir = info.is_directory;
+  Result<SnapshotRunResult> result =
+      is_dir ? ApplySnapshotFolder(fs, flow.flow, flow.source.pattern, options)
+             : ApplyPeriodicSnapshot(fs, flow.flow, flow.source.pattern,
+                                     TimestampVersion(NowMs(execution) * 1000), options);
+  if (!result.ok()) return result.status();
+  outcome->counts = result->counts;
+  outcome->versions = result->table_versions;
+  for (const SnapshotOutcome& s : result->snapshots) {
+    if (!s.applied) continue;
+    ++outcome->batches;
+    ++outcome->files;
+    FlowBatchReport report;
+    report.flow = flow.name;
+    report.target = flow.target;
+    report.input_to = s.path + "@" + s.version.text;
+    report.counts = s.counts;
+    if (!s.table_versions.empty()) report.table_version = s.table_versions.back();
+    report.files = 1;
+    if (execution.on_batch) execution.on_batch(report);
+  }
+  if (result->last_applied) outcome->input_to = "snapshot " + result->last_applied->text;
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
+                   FlowOutcome* outcome) {
+  if (flow.once && !execution.full_refresh) {
+    CDCLAKE_ASSIGN_OR_RETURN(int64_t batches, LastFlowBatch(fs, flow.target_folder, flow.name));
+    if (batches > 0) {
+      outcome->skipped = true;
+      return Status::OK();
+    }
+  }
+  if (flow.kind == FlowPlan::Kind::kSnapshot) return RunSnapshotFlow(fs, flow, execution, outcome);
+  if (flow.source.kind == SourcePlan::Kind::kTable) {
+    json::Json position;
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit,
+                             FindFlowCommit(fs, flow.target_folder, flow.name));
+    if (commit) position = commit->position;
+    CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
+                             OpenTableSource(fs, flow.source.table, flow.source.table_folder,
+                                             position, execution.batch_rows));
+    return RunStreamFlow(fs, flow, execution, std::move(source), false, outcome);
+  }
+  const bool cdc = flow.kind == FlowPlan::Kind::kAutoCdc;
+  CDCLAKE_ASSIGN_OR_RETURN(
+      std::unique_ptr<BatchSource> source,
+      OpenFileSource(fs, flow.source, flow.target_folder, QuarantineFolder(flow), flow.name,
+                     cdc ? &flow.flow : nullptr, execution.batch_rows));
+  return RunStreamFlow(fs, flow, execution, std::move(source), flow.kind == FlowPlan::Kind::kIngest,
+                       outcome);
+}
+
+}  // namespace cdclake::pipeline

@@ -1,0 +1,59 @@
+// FlowExecutor: one planned flow run once over what its source holds now — read after the
+// flow's recorded position, transform, then append (streaming tables) or apply (AUTO CDC,
+// snapshots), each batch committed with the position it reached.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apply/applier.h"
+#include "base/status.h"
+#include "io/file_system.h"
+#include "pipeline/pipeline_plan.h"
+#include "sources/change_source.h"
+
+namespace cdclake::pipeline {
+
+/// One committed (or no-op) batch of a flow, as the event log and progress lines report it.
+struct FlowBatchReport {
+  std::string flow;
+  std::string target;
+  std::string input_from;
+  std::string input_to;
+  apply::ApplyCounts counts;  // ingest flows: read = applied (+ quarantined), inserted = rows
+  std::optional<int64_t> table_version;
+  int64_t files = 0;  // files finished in this batch
+  int64_t duration_ms = 0;
+};
+
+struct FlowExecution {
+  int64_t batch_rows = 100'000;
+  /// Processing time in ms since the epoch (ingest times, tombstone expiry, quarantine).
+  std::function<int64_t()> clock_ms;
+  bool persistent_index = true;
+  /// Called after each batch.
+  std::function<void(const FlowBatchReport&)> on_batch;
+  /// Refreshing in full: the flow starts from the beginning of its source (the caller has
+  /// emptied the target).
+  bool full_refresh = false;
+};
+
+struct FlowOutcome {
+  int64_t batches = 0;
+  apply::ApplyCounts counts;
+  std::vector<int64_t> versions;
+  int64_t files = 0;
+  std::vector<sources::SourceCount> source_counts;
+  std::string input_from;
+  std::string input_to;
+  bool skipped = false;  // AUTO CDC ONCE after its first run
+};
+
+/// Runs `flow` once. `outcome` holds what was done, also when an error stops it.
+Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
+                   FlowOutcome* outcome);
+
+}  // namespace cdclake::pipeline

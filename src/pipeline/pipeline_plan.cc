@@ -1,0 +1,370 @@
+// Planning: statements to flows, sources resolved through views, flows ordered by what they read.
+#include "pipeline/pipeline_plan.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "base/strings.h"
+#include "sql/lexer.h"
+#include "sql/schema_ddl.h"
+
+namespace cdclake::pipeline {
+
+namespace {
+
+using sql::PipelineAst;
+using sql::SourcePosition;
+
+apply::ColumnSelection ToSelection(const sql::ColumnSelection& s) {
+  switch (s.mode) {
+    case sql::ColumnSelection::Mode::kAll:
+      return apply::ColumnSelection::All();
+    case sql::ColumnSelection::Mode::kOnly:
+      return apply::ColumnSelection::Only(s.columns);
+    case sql::ColumnSelection::Mode::kExcept:
+      return apply::ColumnSelection::Except(s.columns);
+  }
+  return apply::ColumnSelection::All();
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+class Planner {
+ public:
+  Planner(const PipelineAst& ast, const Warehouse& warehouse) : ast_(ast), warehouse_(warehouse) {}
+
+  Result<PipelinePlan> Plan() {
+    CDCLAKE_RETURN_IF_ERROR(CollectDefinitions());
+    for (const sql::PipelineStatement& st : ast_.statements) {
+      if (const auto* table = st.As<sql::CreateStreamingTable>()) {
+        if (table->query) CDCLAKE_RETURN_IF_ERROR(PlanIngest(*table, st.position));
+      } else if (const auto* flow = st.As<sql::AutoCdcFlow>()) {
+        CDCLAKE_RETURN_IF_ERROR(PlanAutoCdc(*flow, st.position));
+      } else if (const auto* snap = st.As<sql::SnapshotFlow>()) {
+        CDCLAKE_RETURN_IF_ERROR(PlanSnapshot(*snap, st.position));
+      }
+    }
+    CDCLAKE_RETURN_IF_ERROR(Order());
+    return std::move(plan_);
+  }
+
+ private:
+  Status ErrorAt(const SourcePosition& at, const std::string& message) const {
+    return sql::SyntaxError(ast_.source, at.offset, message);
+  }
+
+  Result<std::string> Canonical(const sql::TableName& name, const SourcePosition& at) const {
+    auto canonical = warehouse_.CanonicalName(name.ToString());
+    if (!canonical.ok()) return ErrorAt(at, canonical.status().message());
+    return canonical;
+  }
+
+  Status CollectDefinitions() {
+    for (const sql::PipelineStatement& st : ast_.statements) {
+      if (const auto* set = st.As<sql::SetStatement>()) {
+        plan_.settings[set->key] = set->value;
+      } else if (const auto* table = st.As<sql::CreateStreamingTable>()) {
+        CDCLAKE_ASSIGN_OR_RETURN(std::string name, Canonical(table->name, st.position));
+        if (tables_.count(name) > 0 || views_.count(name) > 0) {
+          return ErrorAt(st.position, "'" + name + "' is defined twice");
+        }
+        tables_[name] = table;
+        CDCLAKE_ASSIGN_OR_RETURN(plan_.tables[name],
+                                 warehouse_.TableFolder(table->name.ToString()));
+      } else if (const auto* view = st.As<sql::CreateView>()) {
+        // Views are not tables: their names are not folders, so they keep the names as written.
+        std::string name = ToLower(JoinNames(view->name.WithoutLive()));
+        CDCLAKE_ASSIGN_OR_RETURN(std::string canonical, Canonical(view->name, st.position));
+        if (tables_.count(canonical) > 0 || views_.count(name) > 0) {
+          return ErrorAt(st.position, "'" + view->name.ToString() + "' is defined twice");
+        }
+        views_[name] = view;
+        views_[ToLower(canonical)] = view;
+      }
+    }
+    return Status::OK();
+  }
+
+  const sql::CreateView* FindView(const sql::TableName& name) const {
+    std::vector<std::string> parts = name.WithoutLive();
+    std::string joined;
+    for (const std::string& p : parts) joined += (joined.empty() ? "" : ".") + p;
+    auto it = views_.find(ToLower(joined));
+    return it == views_.end() ? nullptr : it->second;
+  }
+
+  Status ReadFilesOptions(const sql::SourceRef& ref, SourcePlan* source) const {
+    source->kind = SourcePlan::Kind::kFiles;
+    source->pattern = ref.path;
+    const sql::NamedArgument* format = ref.FindOption("format");
+    if (format == nullptr) {
+      return ErrorAt(ref.position,
+                     "read_files needs format => 'debezium', 'sqlserver', 'csv', 'json' or "
+                     "'parquet'");
+    }
+    std::string name = ToLower(format->value);
+    if (name == "json") name = "jsonl";
+    auto parsed = sources::SourceFormatFromName(name);
+    if (!parsed) {
+      return ErrorAt(format->position, "read_files format '" + format->value +
+                                           "' is not supported (debezium, sqlserver, csv, json, "
+                                           "parquet)");
+    }
+    source->format = *parsed;
+    source->options.file_format = source->format == sources::SourceFormat::kJsonLines
+                                      ? sources::FileFormat::kJsonLines
+                                      : sources::FileFormat::kCsv;
+    for (const sql::NamedArgument& arg : ref.options) {
+      std::string key = ToLower(arg.name);
+      if (key == "format") continue;
+      if (key == "schema" || key == "schemahints") {
+        auto schema = sql::ParseSchemaDdl(arg.value);
+        if (!schema.ok()) {
+          return ErrorAt(arg.position, "read_files " + arg.name + ": " + schema.status().message());
+        }
+        source->options.schema = std::move(*schema);
+      } else if (key == "fileformat") {
+        std::string f = ToLower(arg.value);
+        if (f == "csv") {
+          source->options.file_format = sources::FileFormat::kCsv;
+        } else if (f == "json" || f == "jsonl") {
+          source->options.file_format = sources::FileFormat::kJsonLines;
+        } else {
+          return ErrorAt(arg.position, "read_files fileFormat must be 'csv' or 'json'");
+        }
+      } else {
+        return ErrorAt(arg.position, "read_files option '" + arg.name +
+                                         "' is not supported by cdclake (supported: format, "
+                                         "schema, schemaHints, fileFormat)");
+      }
+    }
+    return Status::OK();
+  }
+
+  // Resolves `ref` into `source`, following views (each view's query becomes a transform, the
+  // innermost first). `seen` holds the views on the way, to refuse a view that reads itself.
+  Status Resolve(const sql::SourceRef& ref, SourcePlan* source,
+                 std::set<const sql::CreateView*>* seen) {
+    if (ref.kind == sql::SourceRef::Kind::kReadFiles) {
+      source->streaming = source->streaming && ref.streaming;
+      return ReadFilesOptions(ref, source);
+    }
+    if (const sql::CreateView* view = FindView(ref.table)) {
+      if (!seen->insert(view).second) {
+        return ErrorAt(ref.position, "view '" + view->name.ToString() + "' reads itself");
+      }
+      source->streaming = source->streaming && ref.streaming;
+      CDCLAKE_RETURN_IF_ERROR(Resolve(view->query.from, source, seen));
+      source->transforms.push_back(view->query);
+      return Status::OK();
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(std::string name, Canonical(ref.table, ref.position));
+    source->kind = SourcePlan::Kind::kTable;
+    source->table = name;
+    source->streaming = source->streaming && ref.streaming;
+    auto folder = warehouse_.TableFolder(ref.table.ToString());
+    if (!folder.ok()) return ErrorAt(ref.position, folder.status().message());
+    source->table_folder = *folder;
+    return Status::OK();
+  }
+
+  // The definition of `target` a flow writes, which must be a streaming table of the pipeline.
+  Result<const sql::CreateStreamingTable*> TargetTable(const sql::TableName& target,
+                                                       const SourcePosition& at,
+                                                       std::string* name) const {
+    CDCLAKE_ASSIGN_OR_RETURN(*name, Canonical(target, at));
+    auto it = tables_.find(*name);
+    if (it == tables_.end()) {
+      return ErrorAt(at, "the flow's target '" + target.ToString() +
+                             "' is not defined; add CREATE OR REFRESH STREAMING TABLE " +
+                             target.ToString() + ";");
+    }
+    return it->second;
+  }
+
+  void TakeTableDefinition(const sql::CreateStreamingTable& table, FlowPlan* flow) const {
+    flow->declared_schema = table.schema;
+    for (const sql::TableProperty& p : table.properties) flow->table_properties[p.key] = p.value;
+    flow->partition_columns = table.partition_columns;
+  }
+
+  Status AddFlow(FlowPlan flow) {
+    for (const FlowPlan& f : plan_.flows) {
+      if (f.name == flow.name) {
+        return ErrorAt(flow.position, "flow '" + flow.name + "' is defined twice");
+      }
+    }
+    plan_.flows.push_back(std::move(flow));
+    return Status::OK();
+  }
+
+  Status PlanIngest(const sql::CreateStreamingTable& table, const SourcePosition& at) {
+    FlowPlan flow;
+    flow.kind = FlowPlan::Kind::kIngest;
+    flow.position = at;
+    CDCLAKE_ASSIGN_OR_RETURN(flow.target, Canonical(table.name, at));
+    flow.name = flow.target;
+    flow.target_folder = plan_.tables[flow.target];
+    std::set<const sql::CreateView*> seen;
+    CDCLAKE_RETURN_IF_ERROR(Resolve(table.query->from, &flow.source, &seen));
+    flow.source.transforms.push_back(*table.query);
+    TakeTableDefinition(table, &flow);
+    return AddFlow(std::move(flow));
+  }
+
+  Status PlanAutoCdc(const sql::AutoCdcFlow& cdc, const SourcePosition& at) {
+    FlowPlan flow;
+    flow.kind = FlowPlan::Kind::kAutoCdc;
+    flow.position = at;
+    flow.once = cdc.once;
+    CDCLAKE_ASSIGN_OR_RETURN(const sql::CreateStreamingTable* table,
+                             TargetTable(cdc.target, at, &flow.target));
+    if (table->query) {
+      return ErrorAt(at, "'" + flow.target +
+                             "' is filled by its own AS SELECT query; an AUTO CDC flow needs a "
+                             "target defined without one");
+    }
+    flow.name = cdc.flow_name.empty() ? flow.target : cdc.flow_name;
+    flow.target_folder = plan_.tables[flow.target];
+    std::set<const sql::CreateView*> seen;
+    CDCLAKE_RETURN_IF_ERROR(Resolve(cdc.source, &flow.source, &seen));
+    TakeTableDefinition(*table, &flow);
+    apply::FlowDefinition& def = flow.flow;
+    def.name = flow.name;
+    def.target = flow.target_folder;
+    def.keys = cdc.keys;
+    def.sequence_by = cdc.sequence_by;
+    def.sequence_is_struct = cdc.sequence_by_struct;
+    def.delete_when = cdc.apply_as_delete;
+    def.truncate_when = cdc.apply_as_truncate;
+    def.columns = ToSelection(cdc.columns);
+    def.scd_type = cdc.scd_type == 2 ? apply::ScdType::kType2 : apply::ScdType::kType1;
+    if (cdc.track_history.mode != sql::ColumnSelection::Mode::kAll) {
+      def.track_history = ToSelection(cdc.track_history);
+    }
+    if (cdc.ignore_null_updates)
+      def.ignore_null_updates = ToSelection(cdc.ignore_null_updates_columns);
+    def.table_properties = flow.table_properties;
+    return AddFlow(std::move(flow));
+  }
+
+  Status PlanSnapshot(const sql::SnapshotFlow& snap, const SourcePosition& at) {
+    FlowPlan flow;
+    flow.kind = FlowPlan::Kind::kSnapshot;
+    flow.position = at;
+    CDCLAKE_ASSIGN_OR_RETURN(const sql::CreateStreamingTable* table,
+                             TargetTable(snap.target, at, &flow.target));
+    flow.name = snap.flow_name.empty() ? flow.target : snap.flow_name;
+    flow.target_folder = plan_.tables[flow.target];
+    std::set<const sql::CreateView*> seen;
+    CDCLAKE_RETURN_IF_ERROR(Resolve(snap.source, &flow.source, &seen));
+    TakeTableDefinition(*table, &flow);
+    apply::FlowDefinition& def = flow.flow;
+    def.name = flow.name;
+    def.target = flow.target_folder;
+    def.keys = snap.keys;
+    def.scd_type = snap.scd_type == 2 ? apply::ScdType::kType2 : apply::ScdType::kType1;
+    if (snap.track_history.mode != sql::ColumnSelection::Mode::kAll) {
+      def.track_history = ToSelection(snap.track_history);
+    }
+    def.table_properties = flow.table_properties;
+    return AddFlow(std::move(flow));
+  }
+
+  // Fills depends_on and sorts the flows so that each runs after the writers of its source
+  // (statement order among independent flows); a cycle is an error naming its flows.
+  Status Order() {
+    std::vector<FlowPlan>& flows = plan_.flows;
+    for (FlowPlan& f : flows) {
+      if (f.source.kind != SourcePlan::Kind::kTable) continue;
+      for (const FlowPlan& w : flows) {
+        if (w.target == f.source.table && w.name != f.name) f.depends_on.push_back(w.name);
+      }
+      if (f.source.table == f.target) {
+        return ErrorAt(f.position, "flow '" + f.name + "' reads the table it writes");
+      }
+    }
+    std::vector<FlowPlan> ordered;
+    std::set<std::string> done;
+    std::vector<bool> placed(flows.size(), false);
+    while (ordered.size() < flows.size()) {
+      bool progress = false;
+      for (size_t i = 0; i < flows.size(); ++i) {
+        if (placed[i]) continue;
+        bool ready = std::all_of(flows[i].depends_on.begin(), flows[i].depends_on.end(),
+                                 [&](const std::string& d) { return done.count(d) > 0; });
+        if (!ready) continue;
+        placed[i] = true;
+        done.insert(flows[i].name);
+        ordered.push_back(flows[i]);
+        progress = true;
+      }
+      if (!progress) {
+        std::vector<std::string> cycle;
+        size_t first = 0;
+        for (size_t i = 0; i < flows.size(); ++i) {
+          if (!placed[i]) {
+            if (cycle.empty()) first = i;
+            cycle.push_back(flows[i].name);
+          }
+        }
+        return ErrorAt(flows[first].position,
+                       "flows read each other's tables in a cycle: " + JoinNames(cycle));
+      }
+    }
+    flows = std::move(ordered);
+    return Status::OK();
+  }
+
+  const PipelineAst& ast_;
+  const Warehouse& warehouse_;
+  PipelinePlan plan_;
+  std::map<std::string, const sql::CreateStreamingTable*> tables_;
+  std::map<std::string, const sql::CreateView*> views_;
+};
+
+}  // namespace
+
+std::string SourcePlan::Describe() const {
+  if (kind == Kind::kFiles) {
+    return "files '" + pattern + "' (" + std::string(sources::SourceFormatName(format)) + ")";
+  }
+  std::string out = "table " + table;
+  if (!transforms.empty()) out += " through " + std::to_string(transforms.size()) + " SELECT";
+  return out;
+}
+
+Result<PipelinePlan> PlanPipeline(const sql::PipelineAst& ast, const Warehouse& warehouse) {
+  return Planner(ast, warehouse).Plan();
+}
+
+std::string DescribePlan(const PipelinePlan& plan) {
+  std::ostringstream out;
+  int i = 0;
+  for (const FlowPlan& f : plan.flows) {
+    out << ++i << ". flow " << f.name << "\n";
+    const char* kind = f.kind == FlowPlan::Kind::kIngest    ? "append"
+                       : f.kind == FlowPlan::Kind::kAutoCdc ? "AUTO CDC"
+                                                            : "AUTO CDC FROM SNAPSHOT";
+    out << "   " << kind << " into " << f.target << " (" << f.target_folder << ")\n";
+    out << "   from " << f.source.Describe() << "\n";
+    if (f.kind != FlowPlan::Kind::kIngest) {
+      out << "   keys " << JoinNames(f.flow.keys);
+      if (!f.flow.sequence_by.empty()) {
+        out << ", sequence by "
+            << (f.flow.sequence_is_struct ? "STRUCT(" + JoinNames(f.flow.sequence_by) + ")"
+                                          : JoinNames(f.flow.sequence_by));
+      }
+      out << ", SCD type " << static_cast<int>(f.flow.scd_type) << "\n";
+    }
+    if (!f.depends_on.empty()) out << "   after " << JoinNames(f.depends_on) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace cdclake::pipeline

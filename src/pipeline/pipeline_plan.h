@@ -1,0 +1,85 @@
+// PipelinePlan: what a parsed pipeline file means — its tables mapped to warehouse folders, its
+// flows (ingest into streaming tables, AUTO CDC, snapshots) with their sources resolved through
+// views, in an order where every flow runs after the flows that write what it reads.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apply/flow_definition.h"
+#include "base/result.h"
+#include "data/schema.h"
+#include "pipeline/warehouse.h"
+#include "sources/change_source.h"
+#include "sql/pipeline_ast.h"
+
+namespace cdclake::pipeline {
+
+/// Where a flow's rows come from, before the flow's own clauses.
+struct SourcePlan {
+  enum class Kind { kFiles, kTable };
+  Kind kind = Kind::kFiles;
+  // kFiles: read_files('pattern', format => ..., schema => ..., fileFormat => ...).
+  std::string pattern;
+  sources::SourceFormat format = sources::SourceFormat::kJsonLines;
+  sources::ChangeSourceOptions options;
+  // kTable: a streaming table of the pipeline, or any Delta table in the warehouse, read as a
+  // stream of its appended rows.
+  std::string table;         // canonical name
+  std::string table_folder;  // its folder
+  /// SELECT transforms applied to the rows in this order (views' queries, then the streaming
+  /// table's own AS SELECT); empty to pass rows as they are.
+  std::vector<sql::SelectQuery> transforms;
+  /// Whether the source is read with STREAM(...) (a batch read of files re-reads every file).
+  bool streaming = true;
+
+  /// "files 'data/*.json' (debezium)" or "table shop.bronze".
+  std::string Describe() const;
+};
+
+struct FlowPlan {
+  enum class Kind {
+    kIngest,    // CREATE STREAMING TABLE t AS SELECT ...: append the source's rows to t
+    kAutoCdc,   // AUTO CDC / APPLY CHANGES INTO t
+    kSnapshot,  // AUTO CDC INTO t FROM SNAPSHOT
+  };
+  Kind kind = Kind::kIngest;
+  std::string name;           // the flow's name (a streaming table's own flow: the table's name)
+  std::string target;         // canonical name of the table it writes
+  std::string target_folder;  // its folder
+  SourcePlan source;
+  /// kAutoCdc and kSnapshot: the flow as the engine runs it (target = target_folder; for
+  /// kSnapshot the sequence is left empty: the snapshot version is the sequence).
+  apply::FlowDefinition flow;
+  bool once = false;  // AUTO CDC ONCE: run only on the first update and on full refreshes
+  /// The target table's definition: declared columns, properties, partitioning.
+  std::optional<data::Schema> declared_schema;
+  std::map<std::string, std::string> table_properties;
+  std::vector<std::string> partition_columns;
+  std::vector<std::string> depends_on;  // names of flows that must run first
+  sql::SourcePosition position;         // of the statement, for messages
+};
+
+struct PipelinePlan {
+  /// The flows in a runnable order: each after every flow writing a table it reads.
+  std::vector<FlowPlan> flows;
+  /// Every table the pipeline defines (canonical name -> folder).
+  std::map<std::string, std::string> tables;
+  /// SET key = value statements, in order (later ones win).
+  std::map<std::string, std::string> settings;
+};
+
+/// Resolves `ast` against `warehouse`. kInvalidArgument (with the statement's line and column
+/// and a caret) for: a name defined twice, a flow into a table the pipeline does not define as
+/// a streaming table, a read_files without a known format or with an unknown option, an AUTO
+/// CDC flow whose source is missing, a cycle between flows (naming them), a view reading
+/// itself.
+Result<PipelinePlan> PlanPipeline(const sql::PipelineAst& ast, const Warehouse& warehouse);
+
+/// The plan as text for --dry-run: one block per flow with its source, target, keys, sequence
+/// and dependencies.
+std::string DescribePlan(const PipelinePlan& plan);
+
+}  // namespace cdclake::pipeline

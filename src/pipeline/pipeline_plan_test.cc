@@ -1,0 +1,490 @@
+// PipelinePlan: parsed pipeline files planned into flows — folders, sources through views, AUTO
+// CDC clauses as flow definitions, run order — and the planning errors with their positions.
+#include "pipeline/pipeline_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "io/local_file_system.h"
+#include "sql/pipeline_parser.h"
+
+namespace cdclake::pipeline {
+namespace {
+
+using apply::ColumnSelection;
+using Names = std::vector<std::string>;
+
+Result<PipelinePlan> PlanText(const std::string& text,
+                              const std::map<std::string, std::string>& vars = {}) {
+  auto ast = sql::ParsePipeline(text, vars);
+  if (!ast.ok()) return ast.status();
+  return PlanPipeline(*ast, Warehouse("/lake"));
+}
+
+PipelinePlan MustPlan(const std::string& text) {
+  auto plan = PlanText(text);
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  return plan.ok() ? std::move(*plan) : PipelinePlan{};
+}
+
+// "line L, column C: " for the first occurrence of `needle` in `text` (columns count from 1).
+std::string At(const std::string& text, const std::string& needle) {
+  size_t offset = text.find(needle);
+  EXPECT_NE(offset, std::string::npos) << needle;
+  size_t line_start = text.rfind('\n', offset);
+  line_start = line_start == std::string::npos ? 0 : line_start + 1;
+  int line = static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n')) + 1;
+  return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1) +
+         ": ";
+}
+
+// The planning error for `text`, which must be kInvalidArgument.
+std::string PlanError(const std::string& text) {
+  auto plan = PlanText(text);
+  EXPECT_FALSE(plan.ok()) << text;
+  if (plan.ok()) return "";
+  EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument) << plan.status().ToString();
+  return plan.status().message();
+}
+
+const FlowPlan* FindFlow(const PipelinePlan& plan, const std::string& name) {
+  for (const FlowPlan& f : plan.flows) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+Names FlowNames(const PipelinePlan& plan) {
+  Names out;
+  for (const FlowPlan& f : plan.flows) out.push_back(f.name);
+  return out;
+}
+
+bool SameSelection(const std::optional<ColumnSelection>& s, ColumnSelection::Mode mode,
+                   const Names& columns) {
+  return s.has_value() && s->mode == mode && s->columns == columns;
+}
+
+TEST(PipelinePlanTest, TablesMapToWarehouseFoldersAndIngestFlowsReadFiles) {
+  PipelinePlan plan = MustPlan(R"(
+SET pipelines.trigger.interval = 1 minute;
+CREATE OR REFRESH STREAMING TABLE shop.bronze
+AS SELECT * FROM STREAM(read_files('/in/*.json', format => 'debezium',
+                                   schema => 'amount DECIMAL(10,2)'));
+CREATE OR REFRESH STREAMING TABLE plain;
+CREATE OR REFRESH STREAMING TABLE LIVE.c.s.t;
+)");
+  EXPECT_EQ(plan.tables,
+            (std::map<std::string, std::string>{{"shop.bronze", "/lake/shop/bronze"},
+                                                {"default.plain", "/lake/default/plain"},
+                                                {"c.s.t", "/lake/c/s/t"}}));
+  EXPECT_EQ(plan.settings.at("pipelines.trigger.interval"), "1 minute");
+  ASSERT_EQ(plan.flows.size(), 1u);  // tables without AS SELECT have no flow of their own
+  const FlowPlan& f = plan.flows[0];
+  EXPECT_EQ(f.kind, FlowPlan::Kind::kIngest);
+  EXPECT_EQ(f.name, "shop.bronze");
+  EXPECT_EQ(f.target, "shop.bronze");
+  EXPECT_EQ(f.target_folder, "/lake/shop/bronze");
+  EXPECT_EQ(f.source.kind, SourcePlan::Kind::kFiles);
+  EXPECT_EQ(f.source.pattern, "/in/*.json");
+  EXPECT_EQ(f.source.format, sources::SourceFormat::kDebezium);
+  EXPECT_TRUE(f.source.streaming);
+  ASSERT_TRUE(f.source.options.schema.has_value());
+  ASSERT_EQ(f.source.options.schema->num_fields(), 1u);
+  EXPECT_EQ(f.source.options.schema->field(0).name, "amount");
+  EXPECT_EQ(*f.source.options.schema->field(0).type, *data::DataType::Decimal(10, 2));
+  ASSERT_EQ(f.source.transforms.size(), 1u);  // the table's own SELECT *
+  EXPECT_EQ(f.source.transforms[0].items[0].kind, sql::SelectItem::Kind::kStar);
+  EXPECT_TRUE(f.depends_on.empty());
+  EXPECT_EQ(f.position.line, 3);
+  EXPECT_EQ(f.source.Describe(), "files '/in/*.json' (debezium)");
+}
+
+TEST(PipelinePlanTest, ReadFilesFormatsAndBatchReads) {
+  PipelinePlan plan = MustPlan(R"(
+CREATE STREAMING TABLE a AS SELECT * FROM read_files('/a/*.jsonl', format => 'JSON');
+CREATE STREAMING TABLE b AS SELECT * FROM STREAM read_files('/b/*', format => 'sqlserver',
+                                                           fileFormat => 'json');
+CREATE STREAMING TABLE c AS SELECT * FROM STREAM(read_files('/c/*.csv', format => 'csv',
+                                                            schemaHints => 'id BIGINT'));
+)");
+  ASSERT_EQ(plan.flows.size(), 3u);
+  const FlowPlan* a = FindFlow(plan, "default.a");
+  const FlowPlan* b = FindFlow(plan, "default.b");
+  const FlowPlan* c = FindFlow(plan, "default.c");
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(a->source.format, sources::SourceFormat::kJsonLines);
+  EXPECT_EQ(a->source.options.file_format, sources::FileFormat::kJsonLines);
+  EXPECT_FALSE(a->source.streaming);  // no STREAM(...): every file is re-read
+  EXPECT_EQ(b->source.format, sources::SourceFormat::kSqlServer);
+  EXPECT_EQ(b->source.options.file_format, sources::FileFormat::kJsonLines);
+  EXPECT_TRUE(b->source.streaming);
+  EXPECT_EQ(c->source.format, sources::SourceFormat::kCsv);
+  EXPECT_EQ(c->source.options.file_format, sources::FileFormat::kCsv);
+  ASSERT_TRUE(c->source.options.schema.has_value());
+  EXPECT_EQ(c->source.options.schema->field(0).name, "id");
+}
+
+TEST(PipelinePlanTest, AutoCdcClausesBecomeTheFlowDefinition) {
+  PipelinePlan plan = MustPlan(R"(
+CREATE OR REFRESH STREAMING TABLE sales.current (id BIGINT, region STRING, name STRING)
+  PARTITIONED BY (region) TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true');
+CREATE OR REFRESH STREAMING TABLE sales.history;
+CREATE FLOW cur AS AUTO CDC INTO sales.current
+FROM STREAM(read_files('/in/*.csv', format => 'csv'))
+KEYS (id, region)
+IGNORE NULL UPDATES
+APPLY AS DELETE WHEN op = 'D'
+APPLY AS TRUNCATE WHEN op = 'T'
+SEQUENCE BY seq
+COLUMNS * EXCEPT (op, seq);
+CREATE FLOW hist AS AUTO CDC ONCE INTO sales.history
+FROM STREAM(read_files('/in/*.csv', format => 'csv'))
+KEYS (id)
+IGNORE NULL UPDATES ON (name, region)
+SEQUENCE BY STRUCT(ts, lsn)
+COLUMNS id, name, region
+STORED AS SCD TYPE 2
+TRACK HISTORY ON * EXCEPT (name);
+APPLY CHANGES INTO sales.history FROM STREAM(read_files('/x/*.csv', format => 'csv'))
+KEYS (id) SEQUENCE BY seq;
+)");
+  ASSERT_EQ(plan.flows.size(), 3u);
+  const FlowPlan* cur = FindFlow(plan, "cur");
+  ASSERT_NE(cur, nullptr);
+  EXPECT_EQ(cur->kind, FlowPlan::Kind::kAutoCdc);
+  EXPECT_FALSE(cur->once);
+  EXPECT_EQ(cur->target, "sales.current");
+  EXPECT_EQ(cur->target_folder, "/lake/sales/current");
+  const apply::FlowDefinition& d = cur->flow;
+  EXPECT_EQ(d.name, "cur");
+  EXPECT_EQ(d.target, "/lake/sales/current");
+  EXPECT_EQ(d.keys, (Names{"id", "region"}));
+  EXPECT_EQ(d.sequence_by, (Names{"seq"}));
+  EXPECT_FALSE(d.sequence_is_struct);
+  ASSERT_NE(d.delete_when, nullptr);
+  EXPECT_EQ(d.delete_when->ToString(), "op = 'D'");
+  ASSERT_NE(d.truncate_when, nullptr);
+  EXPECT_EQ(d.truncate_when->ToString(), "op = 'T'");
+  EXPECT_EQ(d.columns.mode, ColumnSelection::Mode::kExcept);
+  EXPECT_EQ(d.columns.columns, (Names{"op", "seq"}));
+  EXPECT_EQ(d.scd_type, apply::ScdType::kType1);
+  EXPECT_FALSE(d.track_history.has_value());
+  EXPECT_TRUE(SameSelection(d.ignore_null_updates, ColumnSelection::Mode::kAll, {}));
+  EXPECT_EQ(d.table_properties.at("delta.enableChangeDataFeed"), "true");
+  ASSERT_TRUE(cur->declared_schema.has_value());
+  EXPECT_EQ(cur->declared_schema->num_fields(), 3u);
+  EXPECT_EQ(cur->partition_columns, (Names{"region"}));
+  EXPECT_EQ(cur->table_properties.at("delta.enableChangeDataFeed"), "true");
+
+  const FlowPlan* hist = FindFlow(plan, "hist");
+  ASSERT_NE(hist, nullptr);
+  EXPECT_TRUE(hist->once);
+  const apply::FlowDefinition& h = hist->flow;
+  EXPECT_EQ(h.target, "/lake/sales/history");
+  EXPECT_EQ(h.sequence_by, (Names{"ts", "lsn"}));
+  EXPECT_TRUE(h.sequence_is_struct);
+  EXPECT_EQ(h.delete_when, nullptr);
+  EXPECT_EQ(h.truncate_when, nullptr);
+  EXPECT_EQ(h.columns.mode, ColumnSelection::Mode::kOnly);
+  EXPECT_EQ(h.columns.columns, (Names{"id", "name", "region"}));
+  EXPECT_EQ(h.scd_type, apply::ScdType::kType2);
+  EXPECT_TRUE(SameSelection(h.track_history, ColumnSelection::Mode::kExcept, {"name"}));
+  EXPECT_TRUE(
+      SameSelection(h.ignore_null_updates, ColumnSelection::Mode::kOnly, {"name", "region"}));
+  EXPECT_FALSE(hist->declared_schema.has_value());
+
+  // The legacy statement has no flow name: the flow is named after its target.
+  const FlowPlan* legacy = FindFlow(plan, "sales.history");
+  ASSERT_NE(legacy, nullptr);
+  EXPECT_EQ(legacy->flow.name, "sales.history");
+  EXPECT_FALSE(legacy->flow.ignore_null_updates.has_value());
+  EXPECT_EQ(legacy->flow.columns.mode, ColumnSelection::Mode::kAll);
+
+  std::string text = DescribePlan(plan);
+  EXPECT_NE(text.find("1. flow cur\n   AUTO CDC into sales.current (/lake/sales/current)\n"
+                      "   from files '/in/*.csv' (csv)\n"
+                      "   keys id, region, sequence by seq, SCD type 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("keys id, sequence by STRUCT(ts, lsn), SCD type 2"), std::string::npos)
+      << text;
+}
+
+TEST(PipelinePlanTest, SnapshotFlowsLeaveTheSequenceEmpty) {
+  PipelinePlan plan = MustPlan(R"(
+CREATE STREAMING TABLE dim;
+CREATE FLOW snap AS AUTO CDC INTO dim FROM SNAPSHOT (read_files('/snap/*.csv', format => 'csv'))
+KEYS (id) STORED AS SCD TYPE 2 TRACK HISTORY ON (name);
+)");
+  ASSERT_EQ(plan.flows.size(), 1u);
+  const FlowPlan& f = plan.flows[0];
+  EXPECT_EQ(f.kind, FlowPlan::Kind::kSnapshot);
+  EXPECT_EQ(f.flow.keys, (Names{"id"}));
+  EXPECT_TRUE(f.flow.sequence_by.empty());
+  EXPECT_EQ(f.flow.scd_type, apply::ScdType::kType2);
+  EXPECT_TRUE(SameSelection(f.flow.track_history, ColumnSelection::Mode::kOnly, {"name"}));
+  EXPECT_EQ(f.flow.target, "/lake/default/dim");
+}
+
+TEST(PipelinePlanTest, ViewsBecomeTransformsInnermostFirst) {
+  PipelinePlan plan = MustPlan(R"(
+CREATE TEMPORARY VIEW raw_v AS
+  SELECT * FROM STREAM(read_files('/in/*.json', format => 'json')) WHERE id IS NOT NULL;
+CREATE TEMPORARY VIEW clean_v AS SELECT id, upper(name) AS name FROM STREAM(raw_v);
+CREATE OR REFRESH STREAMING TABLE out AS SELECT * EXCEPT (name) FROM STREAM(LIVE.clean_v);
+CREATE OR REFRESH STREAMING TABLE bronze;
+CREATE TEMPORARY VIEW bronze_v AS SELECT * FROM STREAM(bronze) WHERE op <> 'x';
+CREATE OR REFRESH STREAMING TABLE silver;
+CREATE FLOW s AS AUTO CDC INTO silver FROM bronze_v KEYS (id) SEQUENCE BY seq;
+)");
+  const FlowPlan* out = FindFlow(plan, "default.out");
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->source.kind, SourcePlan::Kind::kFiles);
+  EXPECT_EQ(out->source.pattern, "/in/*.json");
+  ASSERT_EQ(out->source.transforms.size(), 3u);
+  EXPECT_NE(out->source.transforms[0].where, nullptr);    // raw_v
+  EXPECT_EQ(out->source.transforms[1].items.size(), 2u);  // clean_v
+  EXPECT_EQ(out->source.transforms[1].items[1].alias, "name");
+  EXPECT_EQ(out->source.transforms[2].items[0].except, (Names{"name"}));  // the table's own
+  EXPECT_TRUE(out->source.streaming);
+  EXPECT_FALSE(plan.tables.count("default.raw_v"));  // views are not tables
+
+  const FlowPlan* s = FindFlow(plan, "s");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->source.kind, SourcePlan::Kind::kTable);
+  EXPECT_EQ(s->source.table, "default.bronze");
+  EXPECT_EQ(s->source.table_folder, "/lake/default/bronze");
+  ASSERT_EQ(s->source.transforms.size(), 1u);
+  EXPECT_EQ(s->source.transforms[0].where->ToString(), "op <> 'x'");
+  EXPECT_FALSE(s->source.streaming);  // the flow reads the view without STREAM
+  EXPECT_EQ(s->source.Describe(), "table default.bronze through 1 SELECT");
+}
+
+TEST(PipelinePlanTest, FlowsRunAfterTheWritersOfWhatTheyRead) {
+  PipelinePlan plan = MustPlan(R"(
+CREATE OR REFRESH STREAMING TABLE gold;
+CREATE FLOW to_gold AS AUTO CDC INTO gold FROM STREAM(silver) KEYS (id) SEQUENCE BY seq;
+CREATE OR REFRESH STREAMING TABLE silver;
+CREATE FLOW to_silver AS AUTO CDC INTO silver FROM STREAM(bronze) KEYS (id) SEQUENCE BY seq;
+CREATE OR REFRESH STREAMING TABLE other
+  AS SELECT * FROM STREAM(read_files('/o/*.json', format => 'json'));
+CREATE OR REFRESH STREAMING TABLE bronze
+  AS SELECT * FROM STREAM(read_files('/in/*.json', format => 'debezium'));
+)");
+  EXPECT_EQ(FlowNames(plan), (Names{"default.other", "default.bronze", "to_silver", "to_gold"}));
+  EXPECT_EQ(FindFlow(plan, "to_gold")->depends_on, (Names{"to_silver"}));
+  EXPECT_EQ(FindFlow(plan, "to_silver")->depends_on, (Names{"default.bronze"}));
+  EXPECT_TRUE(FindFlow(plan, "default.other")->depends_on.empty());
+  std::string text = DescribePlan(plan);
+  EXPECT_NE(text.find("3. flow to_silver\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("   after default.bronze\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("1. flow default.other\n   append into default.other"), std::string::npos)
+      << text;
+}
+
+TEST(PipelinePlanTest, TwoFlowsIntoOneTableAreBothDependedOn) {
+  PipelinePlan plan = MustPlan(R"(
+CREATE STREAMING TABLE sink;
+CREATE FLOW reader AS AUTO CDC INTO sink FROM STREAM(mid) KEYS (id) SEQUENCE BY seq;
+CREATE STREAMING TABLE mid;
+CREATE FLOW w1 AS AUTO CDC INTO mid FROM STREAM(read_files('/a', format => 'csv'))
+  KEYS (id) SEQUENCE BY seq;
+CREATE FLOW w2 AS AUTO CDC INTO mid FROM STREAM(read_files('/b', format => 'csv'))
+  KEYS (id) SEQUENCE BY seq;
+)");
+  EXPECT_EQ(FlowNames(plan), (Names{"w1", "w2", "reader"}));
+  EXPECT_EQ(FindFlow(plan, "reader")->depends_on, (Names{"w1", "w2"}));
+}
+
+TEST(PipelinePlanTest, ACycleIsAnErrorNamingItsFlows) {
+  const std::string text = R"(CREATE STREAMING TABLE a;
+CREATE STREAMING TABLE b;
+CREATE STREAMING TABLE c AS SELECT * FROM STREAM(read_files('/c', format => 'csv'));
+CREATE FLOW fa AS AUTO CDC INTO a FROM STREAM(b) KEYS (id) SEQUENCE BY seq;
+CREATE FLOW fb AS AUTO CDC INTO b FROM STREAM(a) KEYS (id) SEQUENCE BY seq;
+)";
+  std::string message = PlanError(text);
+  EXPECT_EQ(message.rfind(At(text, "CREATE FLOW fa") + "flows read each other's tables in a cycle: "
+                                                       "fa, fb",
+                          0),
+            0u)
+      << message;
+  EXPECT_EQ(message.find("default.c"), std::string::npos) << message;
+}
+
+TEST(PipelinePlanTest, AFlowReadingItsOwnTargetIsRefused) {
+  const std::string text =
+      "CREATE STREAMING TABLE a;\nCREATE FLOW f AS AUTO CDC INTO a FROM STREAM(a) KEYS (id) "
+      "SEQUENCE BY seq;";
+  std::string message = PlanError(text);
+  EXPECT_EQ(message.rfind(At(text, "CREATE FLOW") + "flow 'f' reads the table it writes", 0), 0u)
+      << message;
+}
+
+TEST(PipelinePlanTest, UndefinedTargetIsNamedWithItsPosition) {
+  const std::string text = R"(CREATE STREAMING TABLE t;
+  CREATE FLOW f AS AUTO CDC INTO missing FROM STREAM(t) KEYS (id) SEQUENCE BY seq;
+)";
+  std::string message = PlanError(text);
+  EXPECT_EQ(
+      message.rfind(At(text, "CREATE FLOW") + "the flow's target 'missing' is not defined", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("CREATE OR REFRESH STREAMING TABLE missing;"), std::string::npos);
+  EXPECT_NE(message.find("\n  "), std::string::npos) << "no source line and caret: " << message;
+}
+
+TEST(PipelinePlanTest, AutoCdcIntoATableFilledByItsOwnQueryIsRefused) {
+  const std::string text =
+      "CREATE STREAMING TABLE t AS SELECT * FROM read_files('/x', format => 'csv');\n"
+      "CREATE FLOW f AS AUTO CDC INTO t FROM read_files('/y', format => 'csv') KEYS (id) "
+      "SEQUENCE BY seq;";
+  std::string message = PlanError(text);
+  EXPECT_EQ(message.rfind(At(text, "CREATE FLOW"), 0), 0u) << message;
+  EXPECT_NE(message.find("filled by its own AS SELECT"), std::string::npos) << message;
+}
+
+TEST(PipelinePlanTest, ReadFilesOptionsAndFormatsAreChecked) {
+  {
+    const std::string text =
+        "CREATE STREAMING TABLE t AS SELECT *\n"
+        "FROM STREAM(read_files('/x', format => 'csv', header => true));";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind(At(text, "header") + "read_files option 'header' is not supported", 0),
+              0u)
+        << message;
+  }
+  {
+    const std::string text =
+        "CREATE STREAMING TABLE t AS SELECT * FROM STREAM(read_files('/x', format => 'avro'));";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind(At(text, "format") + "read_files format 'avro' is not supported", 0),
+              0u)
+        << message;
+  }
+  {
+    const std::string text =
+        "\n\nCREATE STREAMING TABLE t AS SELECT * FROM STREAM(read_files('/x'));";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind("line 3, column ", 0), 0u) << message;
+    EXPECT_NE(message.find("read_files needs format =>"), std::string::npos) << message;
+  }
+  {
+    const std::string text =
+        "CREATE STREAMING TABLE t AS SELECT * FROM read_files('/x', format => 'sqlserver',\n"
+        "  fileFormat => 'xml');";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind(At(text, "fileFormat") + "read_files fileFormat must be", 0), 0u)
+        << message;
+  }
+  {
+    const std::string text =
+        "CREATE STREAMING TABLE t AS SELECT * FROM read_files('/x', format => 'csv',\n"
+        "  schema => 'id NOTATYPE');";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind(At(text, "schema =>") + "read_files schema: ", 0), 0u) << message;
+  }
+}
+
+TEST(PipelinePlanTest, NamesDefinedTwiceAreRefused) {
+  {
+    const std::string text = "CREATE STREAMING TABLE t;\nCREATE STREAMING TABLE default.t;";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind(
+                  At(text, "CREATE STREAMING TABLE default") + "'default.t' is defined twice", 0),
+              0u)
+        << message;
+  }
+  {
+    const std::string text =
+        "CREATE STREAMING TABLE t;\nCREATE TEMPORARY VIEW t AS SELECT * FROM s;";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind(At(text, "CREATE TEMPORARY") + "'t' is defined twice", 0), 0u)
+        << message;
+  }
+  {
+    const std::string text =
+        "CREATE TEMPORARY VIEW v AS SELECT * FROM s;\nCREATE TEMPORARY VIEW v AS SELECT * FROM r;";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind("line 2, column 1: 'v' is defined twice", 0), 0u) << message;
+  }
+  {
+    const std::string text =
+        "CREATE STREAMING TABLE t;\n"
+        "CREATE FLOW f AS AUTO CDC INTO t FROM read_files('/a', format => 'csv') KEYS (id) "
+        "SEQUENCE BY seq;\n"
+        "CREATE FLOW f AS AUTO CDC INTO t FROM read_files('/b', format => 'csv') KEYS (id) "
+        "SEQUENCE BY seq;";
+    std::string message = PlanError(text);
+    EXPECT_EQ(message.rfind("line 3, column 1: flow 'f' is defined twice", 0), 0u) << message;
+  }
+}
+
+TEST(PipelinePlanTest, AViewReadingItselfIsRefused) {
+  const std::string text =
+      "CREATE TEMPORARY VIEW v AS SELECT * FROM w;\n"
+      "CREATE TEMPORARY VIEW w AS SELECT * FROM v;\n"
+      "CREATE STREAMING TABLE t AS SELECT * FROM v;";
+  std::string message = PlanError(text);
+  EXPECT_NE(message.find("reads itself"), std::string::npos) << message;
+}
+
+TEST(PipelinePlanTest, ATableNameThatCannotBeAFolderIsAnErrorAtTheStatement) {
+  const std::string text = "SET a = b;\nCREATE STREAMING TABLE a.b.c.d;";
+  std::string message = PlanError(text);
+  EXPECT_EQ(message.rfind("line 2, column 1: ", 0), 0u) << message;
+  EXPECT_NE(message.find("more than three parts"), std::string::npos) << message;
+}
+
+std::string ReadSource(const std::string& relative) {
+  auto text =
+      io::LocalFileSystem::Instance()->ReadFile(std::string(CDCLAKE_SOURCE_DIR) + "/" + relative);
+  EXPECT_TRUE(text.ok()) << text.status().ToString();
+  return text.ok() ? *text : "";
+}
+
+TEST(PipelinePlanTest, QuickstartExamplePlans) {
+  const std::string data = std::string(CDCLAKE_SOURCE_DIR) + "/examples/quickstart/data";
+  auto plan = PlanText(ReadSource("examples/quickstart/pipeline.sql"), {{"data", data}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(FlowNames(*plan), (Names{"shop.bronze_customers", "shop.bronze_orders",
+                                     "customers_current", "customers_history", "orders_current"}));
+  EXPECT_EQ(plan->tables.size(), 5u);
+  const FlowPlan* orders = FindFlow(*plan, "shop.bronze_orders");
+  ASSERT_NE(orders, nullptr);
+  EXPECT_EQ(orders->source.pattern, data + "/orders/*.json");
+  EXPECT_EQ(orders->source.format, sources::SourceFormat::kDebezium);
+  ASSERT_TRUE(orders->source.options.schema.has_value());
+  const FlowPlan* history = FindFlow(*plan, "customers_history");
+  ASSERT_NE(history, nullptr);
+  EXPECT_EQ(history->depends_on, (Names{"shop.bronze_customers"}));
+  EXPECT_EQ(history->source.table, "shop.bronze_customers");
+  EXPECT_EQ(history->flow.scd_type, apply::ScdType::kType2);
+  EXPECT_EQ(history->flow.columns.columns.size(), 7u);
+  EXPECT_NE(DescribePlan(*plan).find("5. flow orders_current"), std::string::npos);
+}
+
+TEST(PipelinePlanTest, SqlServerExamplePlans) {
+  const std::string data = std::string(CDCLAKE_SOURCE_DIR) + "/examples/sqlserver-orders/data";
+  auto plan = PlanText(ReadSource("examples/sqlserver-orders/pipeline.sql"), {{"data", data}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(FlowNames(*plan),
+            (Names{"sales.bronze_order_lines", "order_lines_current", "order_lines_history"}));
+  EXPECT_EQ(plan->flows[0].source.format, sources::SourceFormat::kSqlServer);
+  EXPECT_EQ(plan->flows[0].source.pattern, data + "/dbo_order_lines_CT-*.csv");
+  const FlowPlan* history = FindFlow(*plan, "order_lines_history");
+  ASSERT_NE(history, nullptr);
+  EXPECT_EQ(history->flow.keys, (Names{"order_id", "line_no"}));
+  EXPECT_TRUE(
+      SameSelection(history->flow.track_history, ColumnSelection::Mode::kExcept, {"unit_price"}));
+  EXPECT_EQ(history->target_folder, "/lake/sales/order_lines_history");
+}
+
+TEST(PipelinePlanTest, ExamplesNeedTheirVariable) {
+  auto ast = sql::ParsePipeline(ReadSource("examples/quickstart/pipeline.sql"));
+  EXPECT_FALSE(ast.ok());
+}
+
+}  // namespace
+}  // namespace cdclake::pipeline

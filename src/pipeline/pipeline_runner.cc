@@ -1,0 +1,179 @@
+// PipelineRunner: passes over the plan's flows, refreshes, failure isolation and the event log.
+#include "pipeline/pipeline_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "delta/transaction.h"
+#include "io/local_file_system.h"
+#include "pipeline/event_log.h"
+
+namespace cdclake::pipeline {
+
+namespace {
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// Removes a table's folder and its quarantine table's, so its flows start over.
+Status RemoveTable(const std::string& folder) {
+  for (const std::string& f : {folder, folder + "_quarantine"}) {
+    CDCLAKE_RETURN_IF_ERROR(
+        io::LocalFileSystem::Instance()->DeleteTree(f).WithContext("full refresh"));
+  }
+  return Status::OK();
+}
+
+EventLogEntry EntryOf(const FlowBatchReport& r, const std::string& run_id, int64_t now_ms) {
+  EventLogEntry e;
+  e.time_ms = now_ms;
+  e.run_id = run_id;
+  e.flow = r.flow;
+  e.target = r.target;
+  e.input_from = r.input_from;
+  e.input_to = r.input_to;
+  e.rows_read = r.counts.read;
+  e.rows_applied = r.counts.applied;
+  e.rows_discarded = r.counts.discarded;
+  e.rows_quarantined = r.counts.quarantined;
+  e.rows_inserted = r.counts.inserted;
+  e.rows_updated = r.counts.updated;
+  e.rows_deleted = r.counts.deleted;
+  e.table_version = r.table_version;
+  e.duration_ms = r.duration_ms;
+  e.status = r.table_version ? "ok" : "no change";
+  return e;
+}
+
+}  // namespace
+
+bool PipelineRunSummary::failed() const {
+  return std::any_of(flows.begin(), flows.end(), [](const FlowSummary& f) {
+    return !f.status.ok() || f.skipped.rfind("upstream", 0) == 0;
+  });
+}
+
+Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
+                                                 const Warehouse& warehouse,
+                                                 const PipelineRunOptions& options) {
+  std::vector<std::string> out;
+  for (const std::string& name : options.full_refresh) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::string canonical, warehouse.CanonicalName(name));
+    if (plan.tables.count(canonical) == 0) {
+      return Status::InvalidArgument("--full-refresh " + name +
+                                     ": the pipeline defines no such table");
+    }
+    if (!Contains(out, canonical)) out.push_back(canonical);
+  }
+  if (options.full_refresh_all) {
+    for (const FlowPlan& f : plan.flows) {
+      bool from_files = f.source.kind == SourcePlan::Kind::kFiles;
+      if (!from_files && !Contains(out, f.target)) out.push_back(f.target);
+    }
+  }
+  return out;
+}
+
+PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
+                               const Warehouse& warehouse, const PipelineRunOptions& options) {
+  PipelineRunSummary summary;
+  for (const FlowPlan& f : plan.flows) summary.flows.push_back({f.name, f.target, {}, {}, {}});
+  auto now_ms = [&] { return options.clock_ms ? options.clock_ms() : delta::NowMillis(); };
+  auto stop = [&] { return options.stop_requested && options.stop_requested(); };
+
+  auto refresh = TablesToRefresh(plan, warehouse, options);
+  std::vector<std::string> refreshed;
+  if (!refresh.ok()) {
+    for (FlowSummary& f : summary.flows) f.status = refresh.status();
+    return summary;
+  }
+  for (const std::string& table : *refresh) {
+    Status removed = RemoveTable(plan.tables.at(table));
+    if (!removed.ok()) {
+      for (FlowSummary& f : summary.flows) {
+        if (f.target == table) f.status = removed;
+      }
+      continue;
+    }
+    refreshed.push_back(table);
+  }
+
+  const std::string event_log = EventLogFolder(warehouse.root());
+  while (true) {
+    ++summary.passes;
+    bool found_any = false;
+    std::set<std::string> failed_tables;
+    for (size_t i = 0; i < plan.flows.size(); ++i) {
+      const FlowPlan& flow = plan.flows[i];
+      FlowSummary& fs_summary = summary.flows[i];
+      if (!fs_summary.status.ok()) {
+        failed_tables.insert(flow.target);
+        continue;
+      }
+      if (flow.source.kind == SourcePlan::Kind::kTable &&
+          failed_tables.count(flow.source.table) > 0) {
+        fs_summary.skipped = "upstream table " + flow.source.table + " failed";
+        failed_tables.insert(flow.target);
+        continue;
+      }
+      if (stop()) break;
+      std::vector<EventLogEntry> entries;
+      FlowExecution execution;
+      execution.batch_rows = options.batch_rows;
+      execution.clock_ms = options.clock_ms;
+      execution.persistent_index = options.persistent_index;
+      execution.full_refresh = Contains(refreshed, flow.target);
+      execution.on_batch = [&](const FlowBatchReport& r) {
+        entries.push_back(EntryOf(r, options.run_id, now_ms()));
+        if (options.on_batch) options.on_batch(r);
+      };
+      FlowOutcome outcome;
+      Status status = ExecuteFlow(fs, flow, execution, &outcome);
+      if (outcome.skipped) fs_summary.skipped = "ONCE: ran before";
+      if (outcome.batches > 0) found_any = true;
+      FlowOutcome& total = fs_summary.outcome;
+      total.batches += outcome.batches;
+      total.counts += outcome.counts;
+      total.files += outcome.files;
+      total.versions.insert(total.versions.end(), outcome.versions.begin(), outcome.versions.end());
+      total.source_counts = outcome.source_counts;
+      if (total.input_from.empty()) total.input_from = outcome.input_from;
+      total.input_to = outcome.input_to;
+      if (!status.ok()) {
+        EventLogEntry failed;
+        failed.time_ms = now_ms();
+        failed.run_id = options.run_id;
+        failed.flow = flow.name;
+        failed.target = flow.target;
+        failed.input_from = outcome.input_to;
+        failed.status = "failed";
+        failed.message = status.ToString();
+        entries.push_back(failed);
+      }
+      Status logged = AppendEventLog(fs, event_log, entries).status();
+      if (status.ok() && !logged.ok()) status = logged.WithContext("writing the event log");
+      if (!status.ok()) {
+        fs_summary.status = status.WithContext("flow " + flow.name);
+        failed_tables.insert(flow.target);
+        if (options.on_flow_error) options.on_flow_error(flow.name, fs_summary.status);
+      }
+    }
+    refreshed.clear();  // a refresh happens once, before the first pass
+    if (!options.continuous || stop()) break;
+    if (options.max_passes > 0 && summary.passes >= options.max_passes) break;
+    if (!found_any) {
+      // Sleep in short steps so a stop request is seen quickly.
+      const int64_t until = now_ms() + options.interval_ms;
+      while (!stop() && now_ms() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(
+            std::min<int64_t>(50, std::max<int64_t>(1, until - now_ms()))));
+      }
+    }
+  }
+  return summary;
+}
+
+}  // namespace cdclake::pipeline

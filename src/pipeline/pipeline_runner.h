@@ -1,0 +1,63 @@
+// PipelineRunner: a planned pipeline run once or continuously — flows in dependency order,
+// full refreshes, failed flows isolated from the rest, and one event-log row per flow batch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "io/file_system.h"
+#include "pipeline/flow_executor.h"
+#include "pipeline/pipeline_plan.h"
+#include "pipeline/warehouse.h"
+
+namespace cdclake::pipeline {
+
+struct PipelineRunOptions {
+  /// Keep polling the sources until stop_requested says so (else: one pass, then stop).
+  bool continuous = false;
+  int64_t interval_ms = 1000;  // continuous: the pause after a pass that found nothing new
+  int64_t max_passes = 0;      // continuous: stop after this many passes (0: no limit)
+  /// Rebuild these tables (canonical names) from their sources before running; with
+  /// `full_refresh_all`, every table not fed straight from files.
+  std::vector<std::string> full_refresh;
+  bool full_refresh_all = false;
+  int64_t batch_rows = 100'000;
+  std::function<int64_t()> clock_ms;  // processing time (default: the wall clock)
+  bool persistent_index = true;
+  std::string run_id;                                    // written to the event log
+  std::function<void(const FlowBatchReport&)> on_batch;  // after each batch of any flow
+  std::function<void(const std::string& flow, const Status&)> on_flow_error;
+  std::function<bool()> stop_requested;  // continuous: checked between passes and batches
+};
+
+struct FlowSummary {
+  std::string flow;
+  std::string target;
+  FlowOutcome outcome;  // summed over passes
+  Status status;        // the first error, if the flow failed
+  std::string skipped;  // why it did not run: "upstream flow X failed", "ONCE: already ran"
+};
+
+struct PipelineRunSummary {
+  std::vector<FlowSummary> flows;  // in plan order
+  int64_t passes = 0;
+  bool failed() const;
+};
+
+/// Runs `plan`, whose tables live under `warehouse`. A flow that fails stops itself and the
+/// flows that read what it writes; the others go on. Event-log rows go to
+/// `<warehouse>/_event_log` after each flow's pass (an error writing them is reported as the
+/// flow's error).
+PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
+                               const Warehouse& warehouse, const PipelineRunOptions& options);
+
+/// The tables `options` asks to refresh in full, checked against the plan: kInvalidArgument
+/// for a name the pipeline does not define. Canonical names, plan order.
+Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
+                                                 const Warehouse& warehouse,
+                                                 const PipelineRunOptions& options);
+
+}  // namespace cdclake::pipeline

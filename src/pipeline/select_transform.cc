@@ -1,0 +1,147 @@
+// SelectTransform: WHERE as a row filter, then the SELECT list evaluated column by column.
+#include "pipeline/select_transform.h"
+
+#include <algorithm>
+#include <set>
+
+#include "data/expression.h"
+
+namespace cdclake::pipeline {
+
+namespace {
+
+// One output column: a source column passed through, or an expression to evaluate.
+struct OutputColumn {
+  std::string name;
+  int source = -1;                   // >= 0: the input column passed through
+  const data::Expr* expr = nullptr;  // else: evaluated
+  std::vector<std::string> reads;    // input columns an expression reads
+};
+
+std::string NameOf(const sql::SelectItem& item) {
+  if (!item.alias.empty()) return item.alias;
+  const data::Expr& e = *item.expression;
+  if (e.kind == data::ExprKind::kColumn && !e.path.empty()) return e.path.back();
+  return e.ToString();
+}
+
+Result<std::vector<OutputColumn>> Outputs(const sql::SelectQuery& query,
+                                          const data::Schema& input) {
+  std::vector<OutputColumn> out;
+  for (const sql::SelectItem& item : query.items) {
+    if (item.kind == sql::SelectItem::Kind::kStar) {
+      for (const std::string& name : item.except) {
+        if (input.FieldIndex(name) < 0) {
+          return Status::InvalidArgument("SELECT * EXCEPT: no column '" + name +
+                                         "' in the source (" + input.ToString() + ")");
+        }
+      }
+      for (size_t i = 0; i < input.num_fields(); ++i) {
+        const std::string& name = input.field(i).name;
+        if (std::find(item.except.begin(), item.except.end(), name) != item.except.end()) continue;
+        out.push_back({name, static_cast<int>(i), nullptr, {}});
+      }
+      continue;
+    }
+    OutputColumn col{NameOf(item), -1, item.expression.get(), {}};
+    const data::Expr& e = *item.expression;
+    if (e.kind == data::ExprKind::kColumn && e.path.size() == 1) {
+      col.source = input.FieldIndex(e.path[0]);
+      if (col.source < 0) {
+        return Status::InvalidArgument("SELECT: no column '" + e.path[0] + "' in the source (" +
+                                       input.ToString() + ")");
+      }
+      col.expr = nullptr;
+    } else {
+      col.reads = data::ReferencedColumns(e);
+    }
+    out.push_back(std::move(col));
+  }
+  std::set<std::string> seen;
+  for (const OutputColumn& c : out) {
+    if (!seen.insert(c.name).second) {
+      return Status::InvalidArgument("SELECT yields two columns named '" + c.name +
+                                     "'; name one of them with AS");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<data::Schema> SelectSchema(const sql::SelectQuery& query, const data::Schema& input) {
+  if (query.where) CDCLAKE_RETURN_IF_ERROR(data::ValidatePredicate(*query.where, input));
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<OutputColumn> outputs, Outputs(query, input));
+  std::vector<data::Field> fields;
+  for (const OutputColumn& c : outputs) {
+    if (c.source >= 0) {
+      fields.push_back({c.name, input.field(static_cast<size_t>(c.source)).type, true});
+      continue;
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(data::TypePtr type, data::ResultType(*c.expr, input));
+    fields.push_back({c.name, type ? type : data::DataType::String(), true});
+  }
+  return data::Schema(std::move(fields));
+}
+
+Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& query, change::ChangeBatch batch) {
+  if (query.where) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::vector<uint8_t> keep,
+                             data::EvaluatePredicate(*query.where, batch.rows));
+    if (std::find(keep.begin(), keep.end(), 0) != keep.end()) {
+      std::vector<int64_t> rows;
+      for (size_t r = 0; r < keep.size(); ++r) {
+        if (keep[r] != 0) rows.push_back(static_cast<int64_t>(r));
+      }
+      std::vector<data::Column> columns;
+      for (const data::Column& c : batch.rows.columns()) columns.push_back(c.Take(rows));
+      data::RecordBatch kept(batch.rows.schema(), std::move(columns));
+      kept.set_num_rows(static_cast<int64_t>(rows.size()));
+      auto take = [&rows](auto& v) {
+        if (v.empty()) return;
+        std::remove_reference_t<decltype(v)> out;
+        out.reserve(rows.size());
+        for (int64_t r : rows) out.push_back(std::move(v[static_cast<size_t>(r)]));
+        v = std::move(out);
+      };
+      take(batch.positions);
+      take(batch.raw);
+      for (std::vector<uint8_t>& marks : batch.unchanged) take(marks);
+      batch.rows = std::move(kept);
+    }
+  }
+  const data::Schema& input = batch.rows.schema();
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<OutputColumn> outputs, Outputs(query, input));
+  const int64_t n = batch.rows.num_rows();
+  std::vector<data::Field> fields;
+  std::vector<data::Column> columns;
+  std::vector<std::vector<uint8_t>> unchanged;
+  const bool marked = !batch.unchanged.empty();
+  for (const OutputColumn& c : outputs) {
+    if (c.source >= 0) {
+      auto s = static_cast<size_t>(c.source);
+      fields.push_back({c.name, input.field(s).type, true});
+      columns.push_back(batch.rows.column(s));
+      if (marked) unchanged.push_back(batch.unchanged[s]);
+      continue;
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(data::Column values, data::EvaluateValue(*c.expr, batch.rows));
+    fields.push_back({c.name, values.type(), true});
+    columns.push_back(std::move(values));
+    if (!marked) continue;
+    std::vector<uint8_t> marks(static_cast<size_t>(n), 0);
+    for (const std::string& name : c.reads) {
+      int at = input.FieldIndex(name);
+      if (at < 0) continue;
+      const std::vector<uint8_t>& from = batch.unchanged[static_cast<size_t>(at)];
+      for (size_t r = 0; r < marks.size() && r < from.size(); ++r) marks[r] |= from[r];
+    }
+    unchanged.push_back(std::move(marks));
+  }
+  batch.rows = data::RecordBatch(data::Schema(std::move(fields)), std::move(columns));
+  batch.rows.set_num_rows(n);
+  batch.unchanged = std::move(unchanged);
+  return batch;
+}
+
+}  // namespace cdclake::pipeline

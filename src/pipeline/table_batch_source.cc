@@ -1,0 +1,85 @@
+// TableBatchSource: a BatchSource over a table's appended rows, whole commits per batch.
+#include <algorithm>
+
+#include "delta/log_segment.h"
+#include "pipeline/batch_source.h"
+#include "pipeline/bronze_columns.h"
+#include "pipeline/table_stream.h"
+
+namespace cdclake::pipeline {
+
+namespace {
+
+class TableBatchSource : public BatchSource {
+ public:
+  TableBatchSource(std::string table, std::unique_ptr<TableStream> stream, int64_t after,
+                   int64_t batch_rows)
+      : table_(std::move(table)),
+        stream_(std::move(stream)),
+        after_(after),
+        batch_rows_(std::max<int64_t>(batch_rows, 1)) {}
+
+  std::string StartText() const override {
+    return after_ < 0 ? table_ + "@start" : table_ + "@v" + std::to_string(after_);
+  }
+
+  Result<std::optional<InputBatch>> Next() override {
+    if (!stream_) return std::optional<InputBatch>();
+    std::optional<data::RecordBatch> rows;
+    int64_t last = -1;
+    while (!rows || rows->num_rows() < batch_rows_) {
+      CDCLAKE_ASSIGN_OR_RETURN(std::optional<AppendedRows> next, stream_->Next());
+      if (!next) break;
+      last = next->version;
+      if (!rows) {
+        rows = std::move(next->rows);
+        continue;
+      }
+      for (size_t c = 0; c < rows->num_columns(); ++c) {
+        rows->mutable_column(c).AppendColumn(next->rows.column(c));
+      }
+    }
+    if (!rows) return std::optional<InputBatch>();
+    InputBatch out;
+    CDCLAKE_ASSIGN_OR_RETURN(out.rows, ChangeRowsFromTable(std::move(*rows)));
+    out.end = json::Json::object();
+    out.end["table"] = table_;
+    out.end["version"] = last;
+    out.end_text = table_ + "@v" + std::to_string(last);
+    return std::optional<InputBatch>(std::move(out));
+  }
+
+ private:
+  std::string table_;
+  std::unique_ptr<TableStream> stream_;  // nullptr: the table does not exist yet
+  int64_t after_;
+  int64_t batch_rows_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
+                                                     const std::string& table,
+                                                     const std::string& folder,
+                                                     const json::Json& position,
+                                                     int64_t batch_rows) {
+  int64_t after = -1;
+  if (position.is_object()) {
+    if (!position.contains("table") || position["table"] != table ||
+        !position.contains("version") || !position["version"].is_number_integer()) {
+      return Status::InvalidArgument("the flow's recorded position " + json::Dump(position) +
+                                     " is not a position in table " + table +
+                                     "; the flow's source changed: refresh it in full");
+    }
+    after = position["version"].get<int64_t>();
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, folder));
+  std::unique_ptr<TableStream> stream;
+  if (exists) {
+    CDCLAKE_ASSIGN_OR_RETURN(stream, TableStream::Open(fs, folder, after));
+  }
+  return std::unique_ptr<BatchSource>(
+      std::make_unique<TableBatchSource>(table, std::move(stream), after, batch_rows));
+}
+
+}  // namespace cdclake::pipeline
