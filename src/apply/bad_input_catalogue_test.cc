@@ -29,14 +29,11 @@ constexpr int64_t kFixedNowMs = 1'700'000'000'000;
 
 using Row = std::map<std::string, Value>;
 
-Result<std::vector<Row>> ReadRows(io::FileSystem &fs,
-                                  const std::string &table) {
+Result<std::vector<Row>> ReadRows(io::FileSystem& fs, const std::string& table) {
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(table + "/_delta_log"));
-  if (!exists)
-    return std::vector<Row>{};
+  if (!exists) return std::vector<Row>{};
   CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table));
-  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows,
-                           delta::ReadTable(fs, *snapshot));
+  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, delta::ReadTable(fs, *snapshot));
   std::vector<Row> out;
   for (int64_t r = 0; r < rows.num_rows(); ++r) {
     Row row;
@@ -48,31 +45,26 @@ Result<std::vector<Row>> ReadRows(io::FileSystem &fs,
   return out;
 }
 
-std::shared_ptr<const data::Expr> Condition(const std::string &text) {
+std::shared_ptr<const data::Expr> Condition(const std::string& text) {
   auto parsed = sql::ParseCondition(text);
   EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-  return parsed.ok()
-             ? std::shared_ptr<const data::Expr>(std::move(parsed).value())
-             : nullptr;
+  return parsed.ok() ? std::shared_ptr<const data::Expr>(std::move(parsed).value()) : nullptr;
 }
 
 // One file of records, some of them bad.
 struct Input {
   SourceFormat format = SourceFormat::kDebezium;
-  sources::FileFormat file_format =
-      sources::FileFormat::kCsv; // of a SQL Server export
-  std::vector<std::string>
-      lines; // the file, one record per line (a CSV header first)
-  std::map<size_t, std::string>
-      bad; // index in `lines` -> what the reason must mention
-  std::set<int64_t> good_ids; // `id` of the rows that must reach the target
-  std::optional<data::Schema> schema; // types to read columns as
+  sources::FileFormat file_format = sources::FileFormat::kCsv;  // of a SQL Server export
+  std::vector<std::string> lines;      // the file, one record per line (a CSV header first)
+  std::map<size_t, std::string> bad;   // index in `lines` -> what the reason must mention
+  std::set<int64_t> good_ids;          // `id` of the rows that must reach the target
+  std::optional<data::Schema> schema;  // types to read columns as
 };
 
 // The flow the CLI builds: for change streams keys id, sequence _seq, deletes
 // on _op = 'd', metadata columns left out; for plain files sequence `seq`,
 // deletes on op = 'DELETE'.
-FlowDefinition FlowFor(const Input &in, const std::string &target) {
+FlowDefinition FlowFor(const Input& in, const std::string& target) {
   FlowDefinition flow;
   flow.name = "catalogue";
   flow.target = target;
@@ -80,8 +72,7 @@ FlowDefinition FlowFor(const Input &in, const std::string &target) {
   if (sources::IsChangeStreamFormat(in.format)) {
     flow.sequence_by = {"_seq"};
     flow.delete_when = Condition("_op = 'd'");
-    if (in.format == SourceFormat::kDebezium)
-      flow.truncate_when = Condition("_op = 't'");
+    if (in.format == SourceFormat::kDebezium) flow.truncate_when = Condition("_op = 't'");
     flow.columns = ColumnSelection::Except(sources::ChangeStreamColumns());
   } else {
     flow.sequence_by = {"seq"};
@@ -93,19 +84,19 @@ FlowDefinition FlowFor(const Input &in, const std::string &target) {
 
 // Reads `in` through the real reader, applies every batch, and checks
 // quarantine, target and counts.
-void Check(const Input &in) {
+void Check(const Input& in) {
   auto scratch = io::ScratchDir::Create("cdclake-catalogue-");
   ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
   io::LocalFileSystem fs;
-  const char *ext = in.format == SourceFormat::kCsv ? "csv"
-                    : in.format == SourceFormat::kSqlServer &&
-                            in.file_format == sources::FileFormat::kCsv
-                        ? "csv"
-                        : "json";
+  const char* ext =
+      in.format == SourceFormat::kCsv ? "csv"
+      : in.format == SourceFormat::kSqlServer && in.file_format == sources::FileFormat::kCsv
+          ? "csv"
+          : "json";
   const std::string path = scratch->path() + "/events." + ext;
   std::string text;
   std::vector<int64_t> offsets;
-  for (const std::string &line : in.lines) {
+  for (const std::string& line : in.lines) {
     offsets.push_back(static_cast<int64_t>(text.size()));
     text += line + "\n";
   }
@@ -119,8 +110,7 @@ void Check(const Input &in) {
   sources::ChangeSourceOptions source_options;
   source_options.schema = in.schema;
   source_options.file_format = in.file_format;
-  source_options.batch_rows =
-      2; // bad records in batches of their own and among good rows
+  source_options.batch_rows = 2;  // bad records in batches of their own and among good rows
   auto source = sources::OpenChangeSource(fs, path, in.format, source_options);
   ASSERT_TRUE(source.ok()) << source.status().ToString();
   ApplyCounts counts;
@@ -128,26 +118,24 @@ void Check(const Input &in) {
   for (;;) {
     auto batch = (*source)->Next();
     ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-    if (!batch->has_value())
-      break;
+    if (!batch->has_value()) break;
     rejected += static_cast<int64_t>((*batch)->rejected.size());
     auto applied = (*applier)->Apply(**batch);
     ASSERT_TRUE(applied.ok()) << applied.status().ToString();
     counts += applied->counts;
   }
 
-  const int64_t header = in.format == SourceFormat::kCsv ||
-                                 (in.format == SourceFormat::kSqlServer &&
-                                  in.file_format == sources::FileFormat::kCsv)
-                             ? 1
-                             : 0;
+  const int64_t header =
+      in.format == SourceFormat::kCsv ||
+              (in.format == SourceFormat::kSqlServer && in.file_format == sources::FileFormat::kCsv)
+          ? 1
+          : 0;
   const int64_t records = static_cast<int64_t>(in.lines.size()) - header;
   const int64_t bad = static_cast<int64_t>(in.bad.size());
   // Conservation: every record read is applied, discarded or quarantined; the
   // reader's rejected records are read and quarantined.
   EXPECT_EQ(counts.read, records);
-  EXPECT_EQ(counts.read,
-            counts.applied + counts.discarded + counts.quarantined);
+  EXPECT_EQ(counts.read, counts.applied + counts.discarded + counts.quarantined);
   EXPECT_EQ(counts.quarantined, bad);
   EXPECT_LE(rejected, counts.quarantined);
   EXPECT_EQ(counts.applied, records - bad);
@@ -155,16 +143,14 @@ void Check(const Input &in) {
   auto quarantine = ReadRows(fs, target + "_quarantine");
   ASSERT_TRUE(quarantine.ok()) << quarantine.status().ToString();
   ASSERT_EQ(quarantine->size(), in.bad.size());
-  for (const auto &[index, cause] : in.bad) {
-    SCOPED_TRACE("bad line " + std::to_string(index + 1) + ": " +
-                 in.lines[index]);
-    const Row *found = nullptr;
-    for (const Row &q : *quarantine) {
-      if (q.at("source_line") == Value::Int(static_cast<int64_t>(index) + 1))
-        found = &q;
+  for (const auto& [index, cause] : in.bad) {
+    SCOPED_TRACE("bad line " + std::to_string(index + 1) + ": " + in.lines[index]);
+    const Row* found = nullptr;
+    for (const Row& q : *quarantine) {
+      if (q.at("source_line") == Value::Int(static_cast<int64_t>(index) + 1)) found = &q;
     }
     ASSERT_NE(found, nullptr) << "not in the quarantine";
-    const Row &q = *found;
+    const Row& q = *found;
     EXPECT_EQ(q.at("source_file"), Value::Bytes(path));
     EXPECT_EQ(q.at("source_offset"), Value::Int(offsets[index]));
     EXPECT_EQ(q.at("raw"), Value::Bytes(in.lines[index]));
@@ -177,7 +163,7 @@ void Check(const Input &in) {
   auto rows = ReadRows(fs, target);
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   std::set<int64_t> ids;
-  for (const Row &r : *rows) {
+  for (const Row& r : *rows) {
     ASSERT_TRUE(r.at("id").is_int());
     ids.insert(r.at("id").int_value());
   }
@@ -188,23 +174,22 @@ void Check(const Input &in) {
 // -------------------------------------------------------------------------------------
 
 // A MySQL create event (payload only) for `id` at binlog position `pos`.
-std::string Event(const std::string &id, int64_t pos,
-                  const std::string &op = "c", const std::string &after = "") {
-  std::string image = after.empty()
-                          ? R"({"id":)" + id + R"(,"first_name":"f)" + id +
-                                R"(","email":"e)" + id + R"(@example.org"})"
-                          : after;
+std::string Event(const std::string& id, int64_t pos, const std::string& op = "c",
+                  const std::string& after = "") {
+  std::string image = after.empty() ? R"({"id":)" + id + R"(,"first_name":"f)" + id +
+                                          R"(","email":"e)" + id + R"(@example.org"})"
+                                    : after;
   return R"({"before":null,"after":)" + image +
          R"(,"source":{"version":"2.7.3.Final","connector":"mysql","name":"m","ts_ms":1700000000000,)"
          R"("snapshot":"false","db":"inventory","table":"customers","server_id":223344,"gtid":null,)"
          R"("file":"mysql-bin.000003","pos":)" +
-         std::to_string(pos) + R"(,"row":0,"thread":7,"query":null},"op":")" +
-         op + R"(","ts_ms":1700000000100,"transaction":null})";
+         std::to_string(pos) + R"(,"row":0,"thread":7,"query":null},"op":")" + op +
+         R"(","ts_ms":1700000000100,"transaction":null})";
 }
 
 // Good events 1, 2 around `bad`, then good 3: the bad record in every batch
 // position.
-Input DebeziumWith(const std::string &bad, const std::string &cause) {
+Input DebeziumWith(const std::string& bad, const std::string& cause) {
   Input in;
   in.lines = {Event("1", 100), bad, Event("2", 300), Event("3", 400)};
   in.bad = {{1, cause}};
@@ -220,21 +205,20 @@ TEST(BadInputCatalogue, DebeziumTruncatedLine) {
 
 TEST(BadInputCatalogue, DebeziumInvalidJson) {
   std::string broken = Event("9", 200);
-  broken.replace(broken.find(R"(,"first_name")"), 1, " "); // a missing comma
+  broken.replace(broken.find(R"(,"first_name")"), 1, " ");  // a missing comma
   Check(DebeziumWith(broken, "invalid JSON at byte"));
 }
 
 // A Connect schema part declaring id INT32 (and price a Decimal of scale 2),
 // then the payload.
-std::string WithSchema(const std::string &id, const std::string &price,
-                       int64_t pos, const std::string &op = "c") {
+std::string WithSchema(const std::string& id, const std::string& price, int64_t pos,
+                       const std::string& op = "c") {
   const std::string value_fields =
       R"([{"type":"int32","optional":false,"field":"id"},)"
       R"({"type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal",)"
       R"("version":1,"parameters":{"scale":"2","connect.decimal.precision":"10"},"field":"price"}])";
   const std::string schema =
-      R"({"type":"struct","fields":[{"type":"struct","fields":)" +
-      value_fields +
+      R"({"type":"struct","fields":[{"type":"struct","fields":)" + value_fields +
       R"(,"optional":true,"name":"m.inventory.items.Value","field":"before"},)"
       R"({"type":"struct","fields":)" +
       value_fields +
@@ -246,9 +230,8 @@ std::string WithSchema(const std::string &id, const std::string &price,
       R"("name":"io.debezium.connector.mysql.Source","field":"source"},)"
       R"({"type":"string","optional":false,"field":"op"}],"optional":false,)"
       R"("name":"m.inventory.items.Envelope"})";
-  return R"({"schema":)" + schema +
-         R"(,"payload":{"before":null,"after":{"id":)" + id + R"(,"price":)" +
-         price +
+  return R"({"schema":)" + schema + R"(,"payload":{"before":null,"after":{"id":)" + id +
+         R"(,"price":)" + price +
          R"(},"source":{"connector":"mysql","file":"mysql-bin.000003",)"
          R"("pos":)" +
          std::to_string(pos) + R"(,"row":0},"op":")" + op + R"("}})";
@@ -256,8 +239,7 @@ std::string WithSchema(const std::string &id, const std::string &price,
 
 TEST(BadInputCatalogue, DebeziumValueOfTheWrongTypeForItsSchemaField) {
   Input in;
-  in.lines = {WithSchema("1", R"("AQ==")", 100),
-              WithSchema(R"("abc")", R"("AQ==")", 200),
+  in.lines = {WithSchema("1", R"("AQ==")", 100), WithSchema(R"("abc")", R"("AQ==")", 200),
               WithSchema("2", R"("Ang=")", 300)};
   in.bad = {{1, "column 'id': 'abc' is not an INT"}};
   in.good_ids = {1, 2};
@@ -266,8 +248,7 @@ TEST(BadInputCatalogue, DebeziumValueOfTheWrongTypeForItsSchemaField) {
 
 TEST(BadInputCatalogue, DebeziumDecimalWithBadBase64) {
   Input in;
-  in.lines = {WithSchema("1", R"("AQ==")", 100),
-              WithSchema("9", R"("*not base64*")", 200),
+  in.lines = {WithSchema("1", R"("AQ==")", 100), WithSchema("9", R"("*not base64*")", 200),
               WithSchema("2", R"("Ang=")", 300)};
   in.bad = {{1, "column 'price': '*not base64*'"}};
   in.good_ids = {1, 2};
@@ -290,26 +271,23 @@ TEST(BadInputCatalogue, DebeziumNullKey) {
 TEST(BadInputCatalogue, DebeziumNullSequence) {
   // A MySQL event without its binlog position: `_seq` is NULL.
   std::string event = Event("9", 200);
-  event.replace(
-      event.find(R"("file":"mysql-bin.000003","pos":200,"row":0)"),
-      std::string(R"("file":"mysql-bin.000003","pos":200,"row":0)").size(),
-      R"("file":null,"pos":null,"row":null)");
+  event.replace(event.find(R"("file":"mysql-bin.000003","pos":200,"row":0)"),
+                std::string(R"("file":"mysql-bin.000003","pos":200,"row":0)").size(),
+                R"("file":null,"pos":null,"row":null)");
   Check(DebeziumWith(event, "NULL sequence"));
 }
 
 // --- SQL Server CDC exports
 // -------------------------------------------------------------------
 
-constexpr const char *kCdcHeader =
+constexpr const char* kCdcHeader =
     "__$start_lsn,__$end_lsn,__$seqval,__$operation,__$update_mask,id,name,__$"
     "command_id";
 
-Input SqlServerWith(const std::string &bad, const std::string &cause) {
+Input SqlServerWith(const std::string& bad, const std::string& cause) {
   Input in;
   in.format = SourceFormat::kSqlServer;
-  in.lines = {kCdcHeader,
-              "0x0000002A000000100003,,0x0000002A000000100002,2,0x03,1,ann,1",
-              bad,
+  in.lines = {kCdcHeader, "0x0000002A000000100003,,0x0000002A000000100002,2,0x03,1,ann,1", bad,
               "0x0000002A000000300003,,0x0000002A000000300002,2,0x03,2,bob,1",
               "0x0000002A000000400003,,0x0000002A000000400002,2,0x03,3,cy,1"};
   in.bad = {{2, cause}};
@@ -318,9 +296,8 @@ Input SqlServerWith(const std::string &bad, const std::string &cause) {
 }
 
 TEST(BadInputCatalogue, SqlServerUnknownOperation) {
-  Check(SqlServerWith(
-      "0x0000002A000000200003,,0x0000002A000000200002,7,0x03,9,zed,1",
-      "unknown __$operation '7'"));
+  Check(SqlServerWith("0x0000002A000000200003,,0x0000002A000000200002,7,0x03,9,zed,1",
+                      "unknown __$operation '7'"));
 }
 
 TEST(BadInputCatalogue, SqlServerMalformedLsn) {
@@ -329,15 +306,13 @@ TEST(BadInputCatalogue, SqlServerMalformedLsn) {
 }
 
 TEST(BadInputCatalogue, SqlServerNullKey) {
-  Check(SqlServerWith(
-      "0x0000002A000000200003,,0x0000002A000000200002,2,0x03,,zed,1",
-      "NULL in key column 'id'"));
+  Check(SqlServerWith("0x0000002A000000200003,,0x0000002A000000200002,2,0x03,,zed,1",
+                      "NULL in key column 'id'"));
 }
 
 TEST(BadInputCatalogue, SqlServerValueOfTheWrongType) {
-  Input in = SqlServerWith(
-      "0x0000002A000000200003,,0x0000002A000000200002,2,0x03,abc,zed,1",
-      "'abc' is not an INT");
+  Input in = SqlServerWith("0x0000002A000000200003,,0x0000002A000000200002,2,0x03,abc,zed,1",
+                           "'abc' is not an INT");
   in.schema = data::Schema({{"id", data::DataType::Int32(), true}});
   Check(in);
 }
@@ -345,7 +320,7 @@ TEST(BadInputCatalogue, SqlServerValueOfTheWrongType) {
 // --- CSV and JSON Lines
 // --------------------------------------------------------------------------
 
-Input JsonLinesWith(const std::string &bad, const std::string &cause) {
+Input JsonLinesWith(const std::string& bad, const std::string& cause) {
   Input in;
   in.format = SourceFormat::kJsonLines;
   in.lines = {R"({"id":1,"name":"ann","op":"INSERT","seq":1})", bad,
@@ -365,8 +340,7 @@ TEST(BadInputCatalogue, JsonLinesTruncatedLine) {
 }
 
 TEST(BadInputCatalogue, JsonLinesInvalidJson) {
-  Check(JsonLinesWith(R"({"id":9 "name":"zed","op":"INSERT","seq":2})",
-                      "invalid JSON"));
+  Check(JsonLinesWith(R"({"id":9 "name":"zed","op":"INSERT","seq":2})", "invalid JSON"));
 }
 
 TEST(BadInputCatalogue, JsonLinesValueOfTheWrongType) {
@@ -375,18 +349,17 @@ TEST(BadInputCatalogue, JsonLinesValueOfTheWrongType) {
 }
 
 TEST(BadInputCatalogue, JsonLinesNullKeyAndSequence) {
-  Input in = JsonLinesWith(R"({"id":null,"name":"zed","op":"INSERT","seq":2})",
-                           "NULL in key column 'id'");
+  Input in =
+      JsonLinesWith(R"({"id":null,"name":"zed","op":"INSERT","seq":2})", "NULL in key column 'id'");
   in.lines.push_back(R"({"id":8,"name":"yo","op":"INSERT","seq":null})");
   in.bad[in.lines.size() - 1] = "NULL sequence";
   Check(in);
 }
 
-Input CsvWith(const std::string &bad, const std::string &cause) {
+Input CsvWith(const std::string& bad, const std::string& cause) {
   Input in;
   in.format = SourceFormat::kCsv;
-  in.lines = {"id,name,op,seq", "1,ann,INSERT,1", bad, "2,bob,INSERT,3",
-              "3,cy,INSERT,4"};
+  in.lines = {"id,name,op,seq", "1,ann,INSERT,1", bad, "2,bob,INSERT,3", "3,cy,INSERT,4"};
   in.bad = {{2, cause}};
   in.good_ids = {1, 2, 3};
   in.schema = data::Schema({{"id", data::DataType::Int32(), true},
@@ -408,5 +381,5 @@ TEST(BadInputCatalogue, CsvNullSequence) {
   Check(CsvWith("9,zed,INSERT,", "NULL sequence"));
 }
 
-} // namespace
-} // namespace cdclake::apply
+}  // namespace
+}  // namespace cdclake::apply

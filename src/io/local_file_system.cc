@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <filesystem>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <system_error>
 #include <utility>
 
