@@ -406,8 +406,41 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
   return Status::OK();
 }
 
+// `batch` with the target's columns it lacks added as NULL, when it lacks a key column: a
+// truncate event names no table column (a Debezium truncate has no row images), so a batch of
+// truncates (or one that starts a file with them) carries only the operation and sequence
+// columns. nullopt when the batch has every key column, or when there is no target yet.
+std::optional<change::ChangeBatch> WithTargetColumns(const change::ChangeBatch& batch,
+                                                     const FlowDefinition& flow,
+                                                     const delta::Snapshot* target) {
+  const data::Schema& schema = batch.rows.schema();
+  if (target == nullptr || batch.rows.num_rows() == 0) return std::nullopt;
+  bool lacks_key = false;
+  for (const std::string& k : flow.keys) lacks_key = lacks_key || schema.FieldIndex(k) < 0;
+  if (!lacks_key) return std::nullopt;
+  change::ChangeBatch patched = batch;
+  std::vector<data::Field> fields = schema.fields();
+  std::vector<data::Column> columns = batch.rows.columns();
+  const int64_t n = batch.rows.num_rows();
+  for (const data::Field& f : target->schema().fields()) {
+    if (f.name == "__START_AT" || f.name == "__END_AT" || schema.FieldIndex(f.name) >= 0) {
+      continue;
+    }
+    fields.push_back({f.name, f.type, true});
+    columns.push_back(data::Column::Repeat(f.type, data::Value::Null(), n));
+    if (!patched.unchanged.empty()) patched.unchanged.emplace_back(static_cast<size_t>(n), 0);
+  }
+  patched.rows = data::RecordBatch(data::Schema(std::move(fields)), std::move(columns));
+  patched.rows.set_num_rows(n);
+  return patched;
+}
+
 Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
                                        const CommitExtras& extras) {
+  if (std::optional<change::ChangeBatch> patched =
+          WithTargetColumns(batch, flow_, snapshot_.get())) {
+    return Apply(*patched, extras);
+  }
   ApplyResult result;
   PhaseTrace trace;
   ApplyCounts& counts = result.counts;

@@ -528,7 +528,7 @@ TEST(ConnectorStreams, SqlServerCustomersScd2) {
 // names column 'id', which the source does not have"); `cdclake apply --format
 // debezium` stops there. Batches after the first keep the columns seen before,
 // so only a file that starts with a truncate fails.
-TEST(ConnectorStreams, DISABLED_FileStartingWithATruncate) {
+TEST(ConnectorStreams, FileStartingWithATruncate) {
   Stream s =
       MakeStream("truncate_first", SourceFormat::kDebezium,
                  {FixtureRecords("debezium/postgresql/examples-kafka-ssl-create-payload.json")[0],

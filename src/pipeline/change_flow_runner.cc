@@ -31,6 +31,15 @@ std::string FilesOf(const change::ChangeBatch& batch) {
   return out;
 }
 
+// A batch that may hold truncates only: the flow has a truncate condition and the batch lacks a
+// key column (a truncate event names no table column). The applier gives such a batch the
+// target's columns.
+bool KeylessBatch(const apply::FlowDefinition& flow, const data::Schema& schema) {
+  if (!flow.truncate_when) return false;
+  return std::any_of(flow.keys.begin(), flow.keys.end(),
+                     [&](const std::string& k) { return schema.FieldIndex(k) < 0; });
+}
+
 }  // namespace
 
 Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
@@ -89,7 +98,9 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       if (!next->has_value()) break;
       DropBefore(in.drop_before, &**next);
       in.read_ahead.push_back(std::move(**next));
-      if (in.read_ahead.back().rows.num_rows() > 0) schema = &in.read_ahead.back().rows.schema();
+      // Rows without the key columns (truncates) tell nothing to check the flow against.
+      const data::Schema& read = in.read_ahead.back().rows.schema();
+      if (in.read_ahead.back().rows.num_rows() > 0 && !KeylessBatch(flow, read)) schema = &read;
     }
     if (schema != nullptr) {
       Status valid = apply::ValidateFlow(flow, *schema);
@@ -167,7 +178,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       if (!next.ok()) return InFile(next.status(), path);
       if (!next->has_value()) break;
       change::ChangeBatch batch = std::move(**next);
-      if (!fixed_schema && batch.rows.num_rows() > 0) {
+      if (!fixed_schema && batch.rows.num_rows() > 0 && !KeylessBatch(flow, batch.rows.schema())) {
         Status valid = apply::ValidateFlow(flow, batch.rows.schema());
         if (!valid.ok()) {
           summary->usage_error = true;

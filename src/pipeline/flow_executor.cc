@@ -141,9 +141,6 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
         options.quarantine_table = QuarantineFolder(flow);
         CDCLAKE_ASSIGN_OR_RETURN(applier, apply::Applier::Open(fs, flow.flow, options));
       }
-      if (rows.rows.num_rows() > 0) {
-        CDCLAKE_RETURN_IF_ERROR(apply::ValidateFlow(flow.flow, rows.rows.schema()));
-      }
       apply::CommitExtras extras;
       extras.txn_app_id = FlowAppId(flow.name);
       extras.txn_version = batch_no + 1;
