@@ -54,6 +54,9 @@ struct Expr {
   /// SQL text for messages, e.g. "operation = 'DELETE'".
   std::string ToString() const;
 
+  /// A deep copy.
+  std::unique_ptr<Expr> Clone() const;
+
   static std::unique_ptr<Expr> Column(std::vector<std::string> path);
   static std::unique_ptr<Expr> Literal(Value value, TypePtr type);
   static std::unique_ptr<Expr> Compare(CompareOp op, std::unique_ptr<Expr> left,

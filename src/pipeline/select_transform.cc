@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/strings.h"
 #include "data/expression.h"
 
 namespace cdclake::pipeline {
@@ -67,9 +68,46 @@ Result<std::vector<OutputColumn>> Outputs(const sql::SelectQuery& query,
   return out;
 }
 
+// `e` with column references qualified by the source (`s.id` in `FROM src s`, or `src.id`)
+// unqualified; a first name that is a column of `input` stays (a nested field).
+std::unique_ptr<data::Expr> Unqualified(const data::Expr& e, const std::vector<std::string>& names,
+                                        const data::Schema& input) {
+  std::unique_ptr<data::Expr> copy = e.Clone();
+  std::vector<data::Expr*> todo = {copy.get()};
+  while (!todo.empty()) {
+    data::Expr* x = todo.back();
+    todo.pop_back();
+    if (x->kind == data::ExprKind::kColumn && x->path.size() > 1 &&
+        input.FieldIndex(x->path[0]) < 0 &&
+        std::any_of(names.begin(), names.end(),
+                    [&](const std::string& n) { return ToLower(n) == ToLower(x->path[0]); })) {
+      x->path.erase(x->path.begin());
+    }
+    for (auto& child : x->children) todo.push_back(child.get());
+  }
+  return copy;
+}
+
+// `query` with its expressions unqualified (see above) against `input`.
+sql::SelectQuery Resolved(const sql::SelectQuery& query, const data::Schema& input) {
+  std::vector<std::string> names;
+  if (!query.from_alias.empty()) names.push_back(query.from_alias);
+  if (query.from.kind == sql::SourceRef::Kind::kTable && !query.from.table.parts.empty()) {
+    names.push_back(query.from.table.parts.back());
+  }
+  sql::SelectQuery out = query;
+  if (names.empty()) return out;
+  for (sql::SelectItem& item : out.items) {
+    if (item.expression) item.expression = Unqualified(*item.expression, names, input);
+  }
+  if (out.where) out.where = Unqualified(*out.where, names, input);
+  return out;
+}
+
 }  // namespace
 
-Result<data::Schema> SelectSchema(const sql::SelectQuery& query, const data::Schema& input) {
+Result<data::Schema> SelectSchema(const sql::SelectQuery& written, const data::Schema& input) {
+  const sql::SelectQuery query = Resolved(written, input);
   if (query.where) CDCLAKE_RETURN_IF_ERROR(data::ValidatePredicate(*query.where, input));
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<OutputColumn> outputs, Outputs(query, input));
   std::vector<data::Field> fields;
@@ -84,7 +122,9 @@ Result<data::Schema> SelectSchema(const sql::SelectQuery& query, const data::Sch
   return data::Schema(std::move(fields));
 }
 
-Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& query, change::ChangeBatch batch) {
+Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written,
+                                        change::ChangeBatch batch) {
+  const sql::SelectQuery query = Resolved(written, batch.rows.schema());
   if (query.where) {
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<uint8_t> keep,
                              data::EvaluatePredicate(*query.where, batch.rows));

@@ -207,7 +207,7 @@ TEST(SelectTransformTest, WhereMustBeACondition) {
 
 // Disabled: fails today ("column 's' not found"): a qualifier naming the source is not stripped,
 // so `s.id` is read as field id of a struct column s. Enable once qualified references resolve.
-TEST(SelectTransformTest, DISABLED_ColumnsQualifiedByTheSourceAliasResolve) {
+TEST(SelectTransformTest, ColumnsQualifiedByTheSourceAliasResolve) {
   // `FROM src s` names the source s; s.id is the column id.
   const std::string select = "SELECT s.id, s.name AS who FROM src s WHERE s.op = 'c'";
   auto schema = SelectSchema(Query(select), InputSchema());

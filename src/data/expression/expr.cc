@@ -14,6 +14,23 @@ namespace cdclake::data {
 // ---------------------------------------------------------------------------------------------
 // Building
 
+std::unique_ptr<Expr> Expr::Clone() const {
+  auto copy = std::make_unique<Expr>();
+  copy->kind = kind;
+  copy->path = path;
+  copy->literal = literal;
+  copy->literal_type = literal_type;
+  copy->op = op;
+  copy->negated = negated;
+  copy->arith_op = arith_op;
+  copy->cast_type = cast_type;
+  copy->function = function;
+  copy->case_operand = case_operand;
+  copy->case_else = case_else;
+  for (const std::unique_ptr<Expr>& child : children) copy->children.push_back(child->Clone());
+  return copy;
+}
+
 std::unique_ptr<Expr> Expr::Column(std::vector<std::string> path) {
   auto e = std::make_unique<Expr>();
   e->kind = ExprKind::kColumn;
