@@ -100,11 +100,21 @@ Action AddShowCommand(CLI::App& app) {
     auto format = ParseOutputFormat(args->format);
     if (!format.ok()) return Fail(format.status());
     data::RecordBatch batch;
+    // Columns to sort by are read too, and dropped after sorting when not asked for.
+    std::vector<std::string> shown = SplitList(args->columns);
+    std::vector<std::string> read_columns = shown;
+    if (!shown.empty()) {
+      for (const std::string& k : SplitList(args->order_by)) {
+        if (std::find(read_columns.begin(), read_columns.end(), k) == read_columns.end()) {
+          read_columns.push_back(k);
+        }
+      }
+    }
     if (IsDeltaTable(args->path)) {
       auto snapshot = OpenSnapshot(args->path, args->version, args->timestamp);
       if (!snapshot.ok()) return Fail(snapshot.status());
       delta::ScanOptions options;
-      options.columns = SplitList(args->columns);
+      options.columns = read_columns;
       auto read = delta::ReadTable(*io::LocalFileSystem::Instance(), **snapshot, options);
       if (!read.ok()) return Fail(read.status());
       batch = std::move(read).value();
@@ -116,7 +126,7 @@ Action AddShowCommand(CLI::App& app) {
       auto reader = parquet::FileReader::Open(*io::LocalFileSystem::Instance(), args->path);
       if (!reader.ok()) return Fail(reader.status());
       parquet::ReadOptions options;
-      options.columns = SplitList(args->columns);
+      options.columns = read_columns;
       auto read = (*reader)->ReadAll(options);
       if (!read.ok()) return Fail(read.status());
       batch = std::move(read).value();
@@ -125,6 +135,17 @@ Action AddShowCommand(CLI::App& app) {
       auto sorted = OrderBy(batch, SplitList(args->order_by));
       if (!sorted.ok()) return Fail(sorted.status());
       batch = std::move(sorted).value();
+    }
+    if (read_columns.size() > shown.size()) {
+      std::vector<data::Field> fields;
+      std::vector<data::Column> columns;
+      for (size_t i = 0; i < shown.size(); ++i) {
+        fields.push_back(batch.schema().field(i));
+        columns.push_back(batch.column(i));
+      }
+      const int64_t n = batch.num_rows();
+      batch = data::RecordBatch(data::Schema(std::move(fields)), std::move(columns));
+      batch.set_num_rows(n);
     }
     PrintBatch(batch, *format, args->limit, std::cout);
     return 0;
