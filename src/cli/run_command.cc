@@ -80,6 +80,7 @@ std::string Json(const pipeline::FlowBatchReport& r) {
   j["table_version"] = r.table_version ? json::Json(*r.table_version) : json::Json();
   j["files"] = r.files;
   j["duration_ms"] = r.duration_ms;
+  if (r.input_written_ms > 0) j["input_written_ms"] = r.input_written_ms;
   return json::Dump(j);
 }
 
@@ -188,17 +189,26 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   const bool json = args.log_format == "json";
   const bool live = !json && ::isatty(STDERR_FILENO) != 0;
   int64_t rows_total = 0;
+  int64_t files_total = 0;
   const auto started = std::chrono::steady_clock::now();
   options.on_batch = [&](const pipeline::FlowBatchReport& r) {
     rows_total += r.counts.read;
+    files_total += r.files;
     if (json) {
       std::cout << Json(r) << "\n" << std::flush;
     } else if (live) {
       double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
       std::cerr << "\r\033[K" << r.flow << ": " << rows_total << " rows, "
                 << static_cast<int64_t>(seconds > 0 ? rows_total / seconds : 0) << " rows/s, "
-                << r.input_to << std::flush;
+                << files_total << " files";
+      if (r.input_written_ms > 0) {
+        std::cerr << ", lag " << std::max<int64_t>(0, now_ms - r.input_written_ms) / 1000.0 << " s";
+      }
+      std::cerr << ", at " << r.input_to << std::flush;
     } else {
       std::cout << Text(r) << "\n";
     }

@@ -23,6 +23,9 @@ struct InputBatch {
   json::Json end;          // the position to record with this batch's commit
   std::string end_text;    // the same for people: "a.json@1024", "shop.bronze@v12"
   int64_t files_done = 0;  // files finished with this batch
+  /// When the newest input in the batch was written (ms since the epoch; a file's modification
+  /// time, a table commit's timestamp), for the lag operators watch; 0 when unknown.
+  int64_t written_ms = 0;
 };
 
 class BatchSource {

@@ -65,6 +65,7 @@ class FileBatchSource : public BatchSource {
     out.end = end.ToJson();
     out.end_text = end.ToString();
     out.files_done = files_finished_;
+    out.written_ms = written_ms_;
     files_finished_ = 0;
     return std::optional<InputBatch>(std::move(out));
   }
@@ -83,6 +84,8 @@ class FileBatchSource : public BatchSource {
                         std::move(*source),
                         {},
                         i == resume_.first ? resume_.drop_before : 0};
+    auto info = fs_.Stat(file.path);
+    if (info.ok()) written_ms_ = std::max(written_ms_, info->modification_time_ms);
     return Status::OK();
   }
 
@@ -98,6 +101,7 @@ class FileBatchSource : public BatchSource {
   std::string held_path_;
   int64_t held_index_ = 0;
   int64_t files_finished_ = 0;
+  int64_t written_ms_ = 0;  // the newest modification time of the files opened
   std::vector<sources::SourceCount> counts_;
 };
 

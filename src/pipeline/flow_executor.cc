@@ -98,6 +98,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     report.input_from = outcome->input_to;
     report.input_to = input->end_text;
     report.files = input->files_done;
+    report.input_written_ms = input->written_ms;
     change::ChangeBatch rows = std::move(input->rows);
     if (add_bronze_columns) rows = AddBronzeColumns(std::move(rows), NowMs(execution) * 1000);
     std::optional<change::SourcePosition> last = LastPosition(rows);

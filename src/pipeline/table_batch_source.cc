@@ -27,10 +27,12 @@ class TableBatchSource : public BatchSource {
     if (!stream_) return std::optional<InputBatch>();
     std::optional<data::RecordBatch> rows;
     int64_t last = -1;
+    int64_t written_ms = 0;
     while (!rows || rows->num_rows() < batch_rows_) {
       CDCLAKE_ASSIGN_OR_RETURN(std::optional<AppendedRows> next, stream_->Next());
       if (!next) break;
       last = next->version;
+      written_ms = std::max(written_ms, next->timestamp_ms);
       if (!rows) {
         rows = std::move(next->rows);
         continue;
@@ -46,6 +48,7 @@ class TableBatchSource : public BatchSource {
     out.end["table"] = table_;
     out.end["version"] = last;
     out.end_text = table_ + "@v" + std::to_string(last);
+    out.written_ms = written_ms;
     return std::optional<InputBatch>(std::move(out));
   }
 

@@ -34,7 +34,11 @@ Result<std::optional<AppendedRows>> TableStream::Next() {
     }
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Action> actions, delta::ParseActions(*content));
     std::vector<const delta::Add*> adds;
+    int64_t timestamp_ms = 0;
     for (const delta::Action& action : actions) {
+      if (const auto* info = std::get_if<delta::CommitInfo>(&action)) {
+        timestamp_ms = info->in_commit_timestamp.value_or(info->timestamp.value_or(0));
+      }
       if (const auto* remove = std::get_if<delta::Remove>(&action)) {
         if (remove->data_change) {
           return Status::NotSupported(table_root_ + ": version " + std::to_string(version) +
@@ -46,7 +50,7 @@ Result<std::optional<AppendedRows>> TableStream::Next() {
       }
     }
     if (adds.empty()) continue;
-    AppendedRows out{version, data::RecordBatch(snapshot_->schema())};
+    AppendedRows out{version, timestamp_ms, data::RecordBatch(snapshot_->schema())};
     for (const delta::Add* add : adds) {
       CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, delta::ReadDataFile(fs_, *snapshot_, *add));
       for (size_t c = 0; c < rows.num_columns(); ++c) {

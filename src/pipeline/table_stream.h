@@ -17,6 +17,7 @@ namespace cdclake::pipeline {
 /// The rows one commit appended.
 struct AppendedRows {
   int64_t version = 0;
+  int64_t timestamp_ms = 0;  // the commit's (commitInfo's), 0 when it records none
   data::RecordBatch rows;
 };
 
