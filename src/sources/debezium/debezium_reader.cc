@@ -1,5 +1,6 @@
-// DebeziumReader: a first pass that infers the types of columns no schema names, then records
-// decoded into batches whose schema grows (a new batch) when a column or a type appears.
+// DebeziumReader: records decoded into batches whose schema grows (a new batch) when a column or
+// a type appears; a first pass over the file infers the types of columns no schema names, run
+// only when a record has such a column.
 #include "sources/debezium/debezium_reader.h"
 
 #include <algorithm>
@@ -72,12 +73,24 @@ Result<bool> ReadStep(RecordFramer& framer, EventDecoder& decoder, Step* step) {
 
 class DebeziumReaderImpl final : public DebeziumReader {
  public:
-  DebeziumReaderImpl(ChunkedInput input, std::string path, DebeziumOptions options)
-      : input_(std::move(input)), path_(std::move(path)), options_(std::move(options)) {}
+  DebeziumReaderImpl(ChunkedInput input, ChunkedInput observe_input, std::string path,
+                     DebeziumOptions options)
+      : input_(std::move(input)),
+        observe_input_(std::move(observe_input)),
+        path_(std::move(path)),
+        options_(std::move(options)) {
+    framer_ = std::make_unique<RecordFramer>(&input_);
+    decoder_ = std::make_unique<EventDecoder>(options_, EventDecoder::Mode::kDecode);
+  }
 
-  // The first pass: column types for records without a schema part.
-  Status Prepare() {
-    RecordFramer framer(&input_);
+  Result<std::optional<change::ChangeBatch>> Next() override;
+  const DebeziumCounts& counts() const override { return counts_; }
+
+ private:
+  // The first pass, over the whole file through its own input: the types of columns no schema
+  // names, for records without a schema part (events with one never need it).
+  Status Observe() {
+    RecordFramer framer(&observe_input_);
     EventDecoder observer(options_, EventDecoder::Mode::kObserve);
     Step step;
     for (;;) {
@@ -85,17 +98,10 @@ class DebeziumReaderImpl final : public DebeziumReader {
       if (!more) break;
       if (step.outcome != Outcome::kSyntaxError) framer.Consume(observer.consumed());
     }
-    input_.Rewind();
-    framer_ = std::make_unique<RecordFramer>(&input_);
-    decoder_ = std::make_unique<EventDecoder>(options_, EventDecoder::Mode::kDecode);
+    observe_input_.Rewind();
     decoder_->AdoptObservations(std::move(observer));
     return Status::OK();
   }
-
-  Result<std::optional<change::ChangeBatch>> Next() override;
-  const DebeziumCounts& counts() const override { return counts_; }
-
- private:
   void BeginBatch();
   // Whether the decoded row fits the batch's schema.
   bool Fits() const;
@@ -107,6 +113,7 @@ class DebeziumReaderImpl final : public DebeziumReader {
   change::ChangeBatch FinishBatch();
 
   ChunkedInput input_;
+  ChunkedInput observe_input_;  // the first pass's
   std::string path_;
   DebeziumOptions options_;
   std::unique_ptr<RecordFramer> framer_;
@@ -273,6 +280,11 @@ Result<std::optional<change::ChangeBatch>> DebeziumReaderImpl::Next() {
       done_ = true;
       break;
     }
+    if (step.outcome == Outcome::kNeedObservations) {
+      if (decoder_->observed()) return Status::Internal("the first pass left a type undecided");
+      CDCLAKE_RETURN_IF_ERROR(Observe());
+      continue;  // the same record again
+    }
     const size_t consumed = decoder_->consumed();
     switch (step.outcome) {
       case Outcome::kSyntaxError:
@@ -294,6 +306,7 @@ Result<std::optional<change::ChangeBatch>> DebeziumReaderImpl::Next() {
         ++counts_.schema_changes;
         break;
       case Outcome::kIncomplete:  // ReadStep turns it into kSyntaxError
+      case Outcome::kNeedObservations:
         break;
       case Outcome::kRow:
         if (!Fits()) {
@@ -331,10 +344,9 @@ Result<std::unique_ptr<DebeziumReader>> DebeziumReader::Open(io::FileSystem& fs,
     return Status::InvalidArgument("sequence_path is empty");
   }
   CDCLAKE_ASSIGN_OR_RETURN(ChunkedInput input, ChunkedInput::Open(fs, path, kChunkBytes));
-  auto reader =
-      std::make_unique<DebeziumReaderImpl>(std::move(input), std::move(path), std::move(options));
-  CDCLAKE_RETURN_IF_ERROR(reader->Prepare());
-  return std::unique_ptr<DebeziumReader>(std::move(reader));
+  CDCLAKE_ASSIGN_OR_RETURN(ChunkedInput observe_input, ChunkedInput::Open(fs, path, kChunkBytes));
+  return std::unique_ptr<DebeziumReader>(std::make_unique<DebeziumReaderImpl>(
+      std::move(input), std::move(observe_input), std::move(path), std::move(options)));
 }
 
 }  // namespace cdclake::sources

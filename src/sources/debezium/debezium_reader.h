@@ -20,7 +20,7 @@ struct DebeziumOptions {
   /// source position (for example "source.commit_lsn" or "after.version").
   std::optional<std::string> sequence_path;
   /// Column types for messages without a `schema` part (else inferred from the JSON values,
-  /// as ChangeFileReader infers JSON Lines).
+  /// as ChangeFileReader infers JSON Lines: a number with a fraction or exponent is a DOUBLE).
   std::optional<data::Schema> schema;
   /// Rows per batch returned by Next (the last may be shorter).
   int64_t batch_rows = 1 << 16;
@@ -42,8 +42,10 @@ struct DebeziumCounts {
 /// least its key) — then `_op` STRING (c, u, d, r, t), `_seq` (the connector's position as one
 /// sortable value: PostgreSQL STRUCT(commit_lsn BIGINT, lsn BIGINT); MySQL STRUCT(file STRING,
 /// pos BIGINT, row INT); SQL Server STRUCT(commit_lsn STRING, change_lsn STRING,
-/// event_serial_no BIGINT); Oracle STRUCT(commit_scn DECIMAL(38,0), scn DECIMAL(38,0));
-/// MongoDB the resume order; or the value at `sequence_path`), `_source_ts_ms` BIGINT and
+/// event_serial_no BIGINT), where a snapshot row's missing change_lsn and event_serial_no are ""
+/// and 0 so it sorts before the changes of its commit_lsn; Oracle STRUCT(commit_scn DECIMAL(38,0),
+/// scn DECIMAL(38,0)); MongoDB the resume order; or the value at `sequence_path`), `_source_ts_ms`
+/// BIGINT and
 /// `_source_table` STRING (db.schema.table). A truncate (op t) has NULL table columns.
 /// PostgreSQL's `__debezium_unavailable_value` placeholder (in any column type's shape) is a
 /// NULL cell marked in ChangeBatch::unchanged, never data.

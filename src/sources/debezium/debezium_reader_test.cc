@@ -171,6 +171,30 @@ TEST(DebeziumReader, SchemaWrapperTypesColumns) {
   EXPECT_EQ(read.Get(0, "d"), Value::Decimal(-1));
 }
 
+// Events with a schema part need no first pass; the first event with a column that no schema
+// types makes the reader infer over the whole file, before and after that event.
+TEST(DebeziumReader, InferenceCoversTheWholeFileWhenAnEventNeedsIt) {
+  std::string schema =
+      "{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"field\":\"after\",\"fields\":["
+      "{\"type\":\"int32\",\"field\":\"id\"},{\"type\":\"string\",\"field\":\"x\"}]}]}";
+  std::string text = "{\"schema\":" + schema +
+                     ",\"payload\":{\"op\":\"c\",\"after\":{\"id\":1,\"x\":\"s\"}}}\n" +
+                     PgEvent("c", "{\"id\":2,\"x\":1,\"y\":2}", "2") + "\n" +
+                     PgEvent("c", "{\"id\":3,\"x\":\"t\",\"y\":2.5}", "3") + "\n";
+  DebeziumRead read = ReadText(text);
+  ASSERT_EQ(read.num_rows(), 3);
+  ASSERT_TRUE(read.rejected().empty()) << read.rejected()[0].reason;
+  EXPECT_TRUE(read.TypeOf(0, "id")->Equals(*DataType::Int32()));
+  EXPECT_EQ(read.Get(0, "x"), Str("s"));
+  // Without the schema part: types from every value in the file, the later ones included.
+  EXPECT_TRUE(read.TypeOf(1, "id")->Equals(*DataType::Int64()));
+  EXPECT_TRUE(read.TypeOf(1, "x")->Equals(*DataType::String()));
+  EXPECT_EQ(read.Get(1, "x"), Str("1"));
+  EXPECT_TRUE(read.TypeOf(1, "y")->Equals(*DataType::Double()));
+  EXPECT_EQ(read.Get(1, "y"), Value::Double(2));
+  EXPECT_EQ(read.Get(2, "y"), Value::Double(2.5));
+}
+
 TEST(DebeziumReader, UnwrappedFormWithAddedFields) {
   std::string text =
       "{\"id\":1,\"v\":\"a\",\"__op\":\"c\",\"__table\":\"t\",\"__db\":\"d\",\"__lsn\":10,"
@@ -395,6 +419,30 @@ TEST(DebeziumSequence, SqlServerLsnsSortBytewise) {
   EXPECT_NE(read.rejected()[0].reason.find("fixed-width LSN"), std::string::npos);
 }
 
+// Snapshot rows (op r) of SQL Server carry commit_lsn only: change_lsn reads as "" and
+// event_serial_no as 0, so the row has a sequence, and it sorts before the changes streamed
+// under the same commit_lsn and after those of earlier ones.
+TEST(DebeziumSequence, SqlServerSnapshotRowsSortFirstInTheirCommit) {
+  auto event = [](int id, const char* op, const char* commit, const char* change,
+                  const char* serial) {
+    return std::string("{\"op\":\"") + op + "\",\"after\":{\"id\":" + std::to_string(id) +
+           "},\"source\":{\"connector\":\"sqlserver\",\"snapshot\":\"true\","
+           "\"commit_lsn\":\"" +
+           commit + "\",\"change_lsn\":" + change + ",\"event_serial_no\":" + serial + "}}\n";
+  };
+  DebeziumRead read =
+      ReadText(event(2, "u", "0000002a:00000010:0001", "\"0000002a:00000008:0002\"", "1") +
+               event(1, "r", "0000002a:00000010:0001", "null", "null") +
+               event(0, "u", "00000027:00000758:0005", "\"00000027:00000758:0003\"", "1") +
+               event(3, "r", "0000002a:00000010:0001", "null", "4"));
+  ASSERT_EQ(read.num_rows(), 4);
+  ASSERT_TRUE(read.rejected().empty());
+  EXPECT_EQ(read.Get(1, "_seq"), Struct({Str("0000002a:00000010:0001"), Str(""), Int(0)}));
+  EXPECT_FALSE(read.Get(1, "_seq").children()[1].is_null());
+  EXPECT_EQ(read.Get(3, "_seq"), Struct({Str("0000002a:00000010:0001"), Str(""), Int(4)}));
+  EXPECT_EQ(IdsBySequence(read), (std::vector<int64_t>{0, 1, 3, 2}));
+}
+
 TEST(DebeziumSequence, OracleScnsBeyondBigint) {
   auto event = [](int id, const char* commit, const char* scn) {
     return "{\"op\":\"c\",\"after\":{\"id\":" + std::to_string(id) +
@@ -443,9 +491,40 @@ TEST(DebeziumReader, InferenceKeepsEveryDigit) {
   EXPECT_TRUE(read.TypeOf(0, "big")->Equals(*DataType::Decimal(38, 0)));
   EXPECT_EQ(data::Int128ToString(read.Get(0, "big").decimal_value()),
             "123456789012345678901234567890");
-  EXPECT_TRUE(read.TypeOf(0, "d")->Equals(*DataType::Decimal(2, 2)));
+  EXPECT_TRUE(read.TypeOf(0, "d")->Equals(*DataType::Double()));  // a fraction: DOUBLE
+  EXPECT_EQ(read.Get(0, "d"), Value::Double(0.1));
   EXPECT_TRUE(read.TypeOf(0, "n")->Equals(*DataType::Decimal(38, 3)));  // VariableScaleDecimal
   EXPECT_EQ(read.Get(0, "n"), Value::Decimal(12345));
+}
+
+// decimal.handling.mode=double without a schema part: whatever digits one file's values have,
+// a number with a fraction or exponent is a DOUBLE, so how a stream is cut into files does not
+// change the type (a DECIMAL fitted to 3.14 would refuse 0.875 in the next file).
+TEST(DebeziumReader, FractionsAreDoublesWhateverTheFile) {
+  DebeziumRead first = ReadText(PgEvent("c", "{\"id\":1,\"w\":3.14}", "1") + "\n");
+  DebeziumRead second = ReadText(PgEvent("c", "{\"id\":2,\"w\":0.875}", "2") + "\n" +
+                                 PgEvent("c", "{\"id\":3,\"w\":22.2}", "3") + "\n" +
+                                 PgEvent("c", "{\"id\":4,\"w\":1e-3}", "4") + "\n");
+  ASSERT_EQ(first.num_rows(), 1);
+  ASSERT_EQ(second.num_rows(), 3);
+  EXPECT_TRUE(first.TypeOf(0, "w")->Equals(*DataType::Double()));
+  EXPECT_TRUE(second.TypeOf(0, "w")->Equals(*DataType::Double()));
+  EXPECT_EQ(first.Get(0, "w"), Value::Double(3.14));
+  EXPECT_EQ(second.Get(0, "w"), Value::Double(0.875));
+  EXPECT_EQ(second.Get(2, "w"), Value::Double(0.001));
+  // The first file's type given to the next one (as the CLI does) reads it too.
+  DebeziumOptions options;
+  options.schema = data::Schema({{"w", first.TypeOf(0, "w"), true}});
+  DebeziumRead typed = ReadText(PgEvent("c", "{\"id\":2,\"w\":0.875}", "2") + "\n", options);
+  ASSERT_EQ(typed.num_rows(), 1);
+  EXPECT_TRUE(typed.rejected().empty());
+  EXPECT_EQ(typed.Get(0, "w"), Value::Double(0.875));
+  // Integers alone stay BIGINT; beside a fraction they widen to DOUBLE.
+  DebeziumRead mixed = ReadText(PgEvent("c", "{\"id\":1,\"w\":2}", "1") + "\n" +
+                                PgEvent("c", "{\"id\":2,\"w\":2.5}", "2") + "\n");
+  EXPECT_TRUE(mixed.TypeOf(0, "id")->Equals(*DataType::Int64()));
+  EXPECT_TRUE(mixed.TypeOf(0, "w")->Equals(*DataType::Double()));
+  EXPECT_EQ(mixed.Get(0, "w"), Value::Double(2));
 }
 
 TEST(DebeziumReader, OptionsSchemaTypesColumnsWithoutSchemaPart) {
@@ -510,6 +589,21 @@ TEST(DebeziumReader, TruncateHasNullColumns) {
   EXPECT_TRUE(read.Get(1, "id").is_null());
   EXPECT_TRUE(read.Get(1, "v").is_null());
   EXPECT_EQ(read.Get(1, "_source_table"), Str("d.s.t"));
+}
+
+// A file whose first event is a truncate (no images, no schema part): its batch has only the
+// change-stream columns; the table's columns start a new batch with the next row.
+TEST(DebeziumReader, FileStartingWithATruncateHasOnlyChangeStreamColumns) {
+  std::string text =
+      "{\"op\":\"t\",\"source\":{\"connector\":\"postgresql\",\"lsn\":2,\"db\":\"d\","
+      "\"schema\":\"s\",\"table\":\"t\"}}\n" +
+      PgEvent("c", "{\"id\":1,\"v\":\"a\"}", "3") + "\n";
+  DebeziumRead read = ReadText(text);
+  ASSERT_EQ(read.batches.size(), 2u);
+  EXPECT_EQ(read.batches[0].rows.schema().ToString(),
+            "_op string\n_seq struct<commit_lsn:bigint,lsn:bigint>\n_source_ts_ms bigint\n"
+            "_source_table string\n");
+  EXPECT_EQ(read.batches[1].rows.schema().FieldIndex("id"), 0);
 }
 
 }  // namespace

@@ -101,6 +101,30 @@ EventDecoder::EventDecoder(const DebeziumOptions& options, Mode mode)
 void EventDecoder::AdoptObservations(EventDecoder&& observer) {
   observers_ = std::move(observer.observers_);
   path_spec_ = observer.path_observer_.Spec();
+  observed_ = true;
+  for (DebeziumColumn& column : columns_) SettleColumn(&column);
+}
+
+void EventDecoder::SettleColumn(DebeziumColumn* column) const {
+  const data::Field* field = FindSchemaField(options_.schema, column->key);
+  auto observed = observers_.find(column->key);
+  if (field != nullptr) {
+    column->plain = ColumnSpec{field->type, CellEncoding::kPlain};
+  } else if (observed != observers_.end()) {
+    column->plain = observed->second.Spec();
+  } else {
+    column->plain = ColumnSpec{data::DataType::String(), CellEncoding::kPlain};
+  }
+  column->plain_from_options = field != nullptr;
+  column->variable_scale_from_options =
+      field != nullptr && field->type->id() == data::TypeId::kDecimal;
+  if (column->variable_scale_from_options) {
+    column->variable_scale_type = field->type;
+  } else if (observed != observers_.end()) {
+    column->variable_scale_type = observed->second.VariableScaleType();
+  } else {
+    column->variable_scale_type = data::DataType::Decimal(38, 0);
+  }
 }
 
 EventDecoder::Outcome EventDecoder::Syntax(const JsonScanner& scanner, size_t text_size) {
@@ -222,6 +246,13 @@ const EventDecoder::MemberList* EventDecoder::NestedMembers(const JsonValue& val
 }
 
 EventDecoder::Outcome EventDecoder::Decode(std::string_view text) {
+  need_observations_ = false;
+  Outcome outcome = DecodeValue(text);
+  if (need_observations_) return Outcome::kNeedObservations;
+  return outcome;
+}
+
+EventDecoder::Outcome EventDecoder::DecodeValue(std::string_view text) {
   arena_.Reset();
   ResetRow();
   reason_.clear();
@@ -554,6 +585,7 @@ bool EventDecoder::SequenceFromPath(const MemberList* members, bool unwrapped) {
     path_observer_.Observe(value, &arena_);
     return true;
   }
+  if (!observed_) return NeedObservations();
   path_type_ = &path_spec_.type;
   if (!DecodeCell(value, path_spec_, &arena_, &path_cell_, &error_)) {
     reason_ = "sequence " + error_.Describe(*options_.sequence_path);
@@ -677,21 +709,7 @@ int EventDecoder::AddColumn(std::string_view name) {
   DebeziumColumn column;
   column.key = std::string(name);
   column.name = column_name;
-  auto observed = observers_.find(name);
-  if (field != nullptr) {
-    column.plain = ColumnSpec{field->type, CellEncoding::kPlain};
-  } else if (observed != observers_.end()) {
-    column.plain = observed->second.Spec();
-  } else {
-    column.plain = ColumnSpec{data::DataType::String(), CellEncoding::kPlain};
-  }
-  if (field != nullptr && field->type->id() == data::TypeId::kDecimal) {
-    column.variable_scale_type = field->type;
-  } else if (observed != observers_.end()) {
-    column.variable_scale_type = observed->second.VariableScaleType();
-  } else {
-    column.variable_scale_type = data::DataType::Decimal(38, 0);
-  }
+  SettleColumn(&column);
   const int index = static_cast<int>(columns_.size());
   columns_.push_back(std::move(column));
   column_index_.emplace(std::string(name), index);
@@ -743,6 +761,10 @@ bool EventDecoder::ImageMember(std::string_view name, JsonValue value, size_t po
   const ConnectField* field =
       fields != nullptr ? ConnectSchema::Find(*fields, name, position) : nullptr;
   const ColumnSpec* spec = field != nullptr ? &field->spec : &column.plain;
+  if (!observed_ && (spec->type == nullptr ? !column.variable_scale_from_options
+                                           : spec == &column.plain && !column.plain_from_options)) {
+    return NeedObservations();  // a type the first pass decides
+  }
   ColumnSpec variable;
   if (spec->type == nullptr) {  // VariableScaleDecimal: the reader's choice of scale
     variable = ColumnSpec{column.variable_scale_type, CellEncoding::kVariableScaleDecimal};

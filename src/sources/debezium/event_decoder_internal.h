@@ -35,6 +35,10 @@ struct DebeziumColumn {
   ColumnSpec plain;
   /// The DECIMAL type VariableScaleDecimal values take (options, else the first pass).
   data::TypePtr variable_scale_type;
+  /// Whether DebeziumOptions::schema gives `plain` (`variable_scale_type`): no need of the
+  /// first pass for it.
+  bool plain_from_options = false;
+  bool variable_scale_from_options = false;
   /// The type of the column's last decoded value (nullptr before one); a new batch starts with it.
   data::TypePtr latest;
 };
@@ -78,6 +82,9 @@ class EventDecoder {
     kRejected,      // valid JSON that is not a usable record: reason()
     kIncomplete,    // the text ended inside the value: give the whole value
     kSyntaxError,   // invalid JSON: reason()
+    /// kDecode: the record needs a type only the first pass over the whole file can give (a
+    /// column no schema types): AdoptObservations, then decode the record again.
+    kNeedObservations,
   };
   /// kObserve only feeds the first pass's type inference (no cells, no rejections of values).
   enum class Mode : uint8_t { kObserve, kDecode };
@@ -91,8 +98,10 @@ class EventDecoder {
   size_t consumed() const { return consumed_; }
   const std::string& reason() const { return reason_; }
 
-  /// kObserve: hands the inference over to a kDecode decoder.
+  /// kObserve: hands the inference over to a kDecode decoder (whose columns so far take it).
   void AdoptObservations(EventDecoder&& observer);
+  /// Whether AdoptObservations was called.
+  bool observed() const { return observed_; }
 
   // --- the row after kRow ---
   std::deque<DebeziumColumn>& columns() { return columns_; }
@@ -118,7 +127,15 @@ class EventDecoder {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   using NameIndex = std::unordered_map<std::string, int, KeyHash, std::equal_to<>>;
+  Outcome DecodeValue(std::string_view text);
   Outcome Syntax(const JsonScanner& scanner, size_t text_size);
+  // kDecode before AdoptObservations: notes that the record needs the first pass; false.
+  bool NeedObservations() {
+    need_observations_ = true;
+    return false;
+  }
+  // A column's plain and VariableScaleDecimal types from the options or the observations.
+  void SettleColumn(DebeziumColumn* column) const;
   Outcome Reject(std::string reason);
   // Reads the members of the object `scanner` is at (over `text`). With `nested`, the members
   // of after, before and source objects are read into nested_ on the way; with
@@ -176,6 +193,8 @@ class EventDecoder {
   std::vector<std::pair<std::string_view, ColumnObserver*>> observer_order_;
   ColumnObserver path_observer_;
   ColumnSpec path_spec_{data::DataType::String(), CellEncoding::kPlain};
+  bool observed_ = false;
+  bool need_observations_ = false;
 
   // The current record.
   MemberList members_[3];

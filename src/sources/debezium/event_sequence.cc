@@ -290,6 +290,15 @@ bool EventSequence::Read(SequenceKind kind, const SourceFields& source, ScratchA
       if ((got[2] = ReadInt(source, SourceFields::kEventSerialNo, &ints[2], reason)) < 0) {
         return false;
       }
+      if (got[0] > 0 && got[1] == 0) {
+        // A snapshot row: before every change streamed under the same commit LSN.
+        texts[1] = std::string_view();
+        got[1] = 1;
+        if (got[2] == 0) {
+          ints[2] = 0;
+          got[2] = 1;
+        }
+      }
       for (int i = 0; i < 3; ++i) field_null[i] = got[i] == 0;
       null = got[0] == 0 && got[1] == 0 && got[2] == 0;
       return true;

@@ -77,9 +77,11 @@ struct EventSequence {
   /// decimal strings in a string, [last commit LSN, LSN]; commit_lsn is its first element, else
   /// the event's own LSN (`lsn`, else the second element), and lsn the second, else `lsn`.
   /// SQL Server LSNs must be fixed-width hex (xxxxxxxx:xxxxxxxx:xxxx; kept as given, hex
-  /// letters lower-cased) so they sort bytewise. Oracle SCNs are decimal strings (or numbers);
-  /// a missing commit_scn takes scn. Integers may come as numbers or numeric strings. False
-  /// with `*reason` when a field has the wrong shape.
+  /// letters lower-cased) so they sort bytewise. A snapshot row (op r) has a commit_lsn but a
+  /// NULL change_lsn and event_serial_no: they read as "" and 0, so the row sorts before every
+  /// change streamed under the same commit_lsn (a streamed change_lsn is never empty). Oracle SCNs
+  /// are decimal strings (or numbers); a missing commit_scn takes scn. Integers may come as numbers
+  /// or numeric strings. False with `*reason` when a field has the wrong shape.
   bool Read(SequenceKind kind, const SourceFields& source, ScratchArena* arena,
             std::string* reason);
 

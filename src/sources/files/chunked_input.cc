@@ -15,7 +15,19 @@ Result<ChunkedInput> ChunkedInput::Open(const io::FileSystem& fs, const std::str
 
 Status ChunkedInput::ReadMore() {
   if (at_eof()) return Status::OK();
-  // Carry the unconsumed tail to the front, then append the next chunk.
+  const uint64_t tail = buffer_.size() - consumed_;
+  if (tail <= chunk_bytes_ / 8) {
+    // Read the unconsumed tail (usually part of one record) again with the next chunk, straight
+    // into the buffer: cheaper than copying every chunk behind it.
+    const uint64_t start = buffer_offset_ + consumed_;
+    const uint64_t length = std::min(chunk_bytes_, size_ - read_end_);
+    CDCLAKE_RETURN_IF_ERROR(file_->ReadAt(start, tail + length, &buffer_));
+    buffer_offset_ = start;
+    consumed_ = 0;
+    read_end_ += length;
+    return Status::OK();
+  }
+  // A long tail: carry it to the front, then append the next chunk.
   if (consumed_ > 0) {
     buffer_.erase(0, consumed_);
     buffer_offset_ += consumed_;

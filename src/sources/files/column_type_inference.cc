@@ -47,7 +47,9 @@ void ColumnTypeInference::ObserveJson(const JsonValue& value) {
       seen_bool_ = true;
       break;
     case JsonKind::kNumber:
-      ObserveNumber(value.text, value.has_exponent);
+      // A fraction or an exponent makes a JSON number a DOUBLE (as Spark infers JSON): a
+      // DECIMAL sized to the values of one file would refuse a longer value in the next.
+      ObserveNumber(value.text, value.has_exponent || value.has_point);
       break;
     case JsonKind::kString:
     case JsonKind::kObject:

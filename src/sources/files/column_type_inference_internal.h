@@ -13,9 +13,11 @@ namespace cdclake::sources::internal {
 /// Watches one column's values and names the narrowest type that holds them all.
 /// CSV: BIGINT when every field is an integer that fits, DECIMAL(p, s) when every field is a
 /// plain decimal number (integers that overflow BIGINT give DECIMAL(38, 0)), else STRING.
-/// JSON: BOOLEAN, BIGINT, DECIMAL (a point, no exponent), DOUBLE (an exponent), STRING; numbers
-/// of different shapes widen (integer < decimal < double); other mixes give STRING. A number
-/// too wide for DECIMAL(38) gives STRING, keeping its digits. No values at all give STRING.
+/// JSON: BOOLEAN, BIGINT, DOUBLE (a fraction or an exponent, as Spark infers JSON, so the type
+/// does not depend on which values one file happens to hold), STRING; integers beyond BIGINT
+/// give DECIMAL(38, 0), or DOUBLE beside numbers with a fraction; other mixes give STRING.
+/// CSV texts keep DECIMAL for plain decimal numbers; one too wide for DECIMAL(38) gives STRING.
+/// No values at all give STRING.
 class ColumnTypeInference {
  public:
   /// A non-NULL CSV field.

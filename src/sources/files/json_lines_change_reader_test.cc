@@ -93,12 +93,13 @@ TEST(JsonLinesChangeReader, NumbersKeepEveryDigit) {
   ReadOutcome out = MustRead(text, Jsonl());
   ASSERT_EQ(out.rows.size(), 2u);
   EXPECT_EQ(out.schema.field(0).type->ToString(), "decimal(38,0)");
-  EXPECT_EQ(out.schema.field(1).type->ToString(), "decimal(23,3)");
+  // Without a schema a fraction means DOUBLE (as Spark infers JSON), whatever its digits.
+  EXPECT_EQ(out.schema.field(1).type->ToString(), "double");
   EXPECT_EQ(out.schema.field(2).type->ToString(), "string");  // wider than DECIMAL(38)
   EXPECT_EQ(out.rows[0][0], Value::Decimal(Dec("123456789012345678901234567890", 0)));
-  EXPECT_EQ(out.rows[0][1], Value::Decimal(Dec("12345678901234567890.123", 3)));
+  EXPECT_EQ(out.rows[0][1], Value::Double(12345678901234567890.123));
   EXPECT_EQ(out.rows[1][0], Value::Decimal(-1));
-  EXPECT_EQ(out.rows[1][1], Value::Decimal(500));
+  EXPECT_EQ(out.rows[1][1], Value::Double(0.5));
   EXPECT_EQ(out.rows[1][2], Str("1234567890123456789012345678901234567890"));
 
   // With a schema: the literal goes straight into the decimal, never through a double.
@@ -125,12 +126,12 @@ TEST(JsonLinesChangeReader, InferenceAcrossTheWholeFile) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"i", "d", "e", "b", "s", "mixed", "obj", "arr", "n",
                                              "late"}));
-  EXPECT_EQ(types,
-            (std::vector<std::string>{"bigint", "decimal(3,2)", "double", "boolean", "string",
-                                      "string", "string", "string", "string", "bigint"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"bigint", "double", "double", "boolean", "string",
+                                             "string", "string", "string", "string", "bigint"}));
   ASSERT_EQ(out.rows.size(), 3u);
   ASSERT_TRUE(out.rejected.empty()) << out.rejected[0].reason;
-  EXPECT_EQ(out.rows[1][1], Value::Decimal(225));
+  EXPECT_EQ(out.rows[0][1], Value::Double(1));  // an integer beside a fraction: DOUBLE
+  EXPECT_EQ(out.rows[1][1], Value::Double(2.25));
   EXPECT_EQ(out.rows[1][2], Value::Double(250));
   EXPECT_EQ(out.rows[0][5], Str("1"));
   EXPECT_EQ(out.rows[1][5], Str("one"));
