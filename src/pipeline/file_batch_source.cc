@@ -14,13 +14,14 @@ namespace {
 class FileBatchSource : public BatchSource {
  public:
   FileBatchSource(io::FileSystem& fs, RunFiles run, ResumePoint resume,
-                  std::vector<data::Field> known, int64_t batch_rows)
+                  std::vector<data::Field> known, int64_t batch_rows, bool keep_row_text)
       : fs_(fs),
         run_(std::move(run)),
         resume_(std::move(resume)),
         next_file_(resume_.first),
         known_(std::move(known)),
-        batch_rows_(std::max<int64_t>(batch_rows, 1)) {}
+        batch_rows_(std::max<int64_t>(batch_rows, 1)),
+        keep_row_text_(keep_row_text) {}
 
   std::string StartText() const override {
     return resume_.resumed_from ? resume_.resumed_from->ToString() : "start";
@@ -78,6 +79,9 @@ class FileBatchSource : public BatchSource {
     options.file_format = file.file_format;
     if (!known_.empty()) options.schema = data::Schema(known_);
     options.batch_rows = std::min<int64_t>(batch_rows_, 1 << 16);
+    // Appends never quarantine a decoded row, so its record text is not kept (rejected records
+    // keep theirs); the apply engine needs it for rows it may quarantine.
+    options.keep_row_text = keep_row_text_;
     auto source = sources::OpenChangeSource(fs_, file.path, file.format, options);
     if (!source.ok()) return InFile(source.status(), file.path);
     current_ = OpenFile{static_cast<int64_t>(i),
@@ -95,6 +99,7 @@ class FileBatchSource : public BatchSource {
   size_t next_file_;
   std::vector<data::Field> known_;
   int64_t batch_rows_;
+  bool keep_row_text_;
   std::optional<OpenFile> current_;
   PendingRows pending_;
   std::optional<change::ChangeBatch> held_;
@@ -127,7 +132,8 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
   }
   std::vector<data::Field> known = KnownTypes(cdc_flow, source.options.schema, snapshot.get());
   return std::unique_ptr<BatchSource>(std::make_unique<FileBatchSource>(
-      fs, std::move(run), std::move(resume), std::move(known), batch_rows));
+      fs, std::move(run), std::move(resume), std::move(known), batch_rows,
+      /*keep_row_text=*/cdc_flow != nullptr));
 }
 
 }  // namespace cdclake::pipeline
