@@ -1,4 +1,5 @@
-// Prints the apply benchmark (bench/apply_bench.cc, bench/duckdb_apply_bench.mjs) as a markdown
+// Prints the apply benchmark (bench/apply_bench.cc, bench/duckdb_apply_bench.mjs,
+// bench/postgres_apply_bench.mjs) as a markdown
 // table: one row per table size, engine and variant, with the per-batch latency, throughput,
 // the no-op replay of the last batch and the peak RSS (of the load, and of the batches after it,
 // where the peak could be reset in between); then each run's cross-check.
@@ -17,6 +18,10 @@ function variant(r) {
   if (r.engine === 'duckdb') {
     const how = r.mode === 'lake' ? 'MERGE + whole-table Parquet rewrite' : 'MERGE, in-memory table';
     return { name: `${how} (${r.threads} threads)`, rank: r.mode === 'lake' ? 11 : 10 };
+  }
+  if (r.engine === 'postgres') {
+    const commit = r.synchronous_commit === 'off' ? ', synchronous_commit off' : '';
+    return { name: `INSERT ... ON CONFLICT, fsync on${commit} (1 backend)`, rank: r.synchronous_commit === 'off' ? 13 : 12 };
   }
   const source = r.source ?? 'memory';
   return { name: `SCD${r.scd}, ${source} source (1 thread)`, rank: r.scd * 3 + ['memory', 'csv', 'jsonl'].indexOf(source) };
@@ -67,12 +72,21 @@ for (const run of ordered) {
   if (run.noop && (run.noop.changed > 0 || run.noop.applied > 0 || run.noop.version_written)) {
     notes.push(`- ${run.engine} ${run.variant}: the no-op replay CHANGED the table`);
   }
+  const w = run.writes;
+  if (w) {
+    notes.push(
+      `- ${thousands(run.rows)} rows, ${run.engine} ${run.variant}: batches wrote ${fixed(w.written_mb)} MB ` +
+        `(WAL ${fixed(w.wal_mb)} MB + data pages ${fixed(w.data_pages_mb)} MB, ${fixed(w.bytes_per_event)} bytes/event); ` +
+        `the no-op replay ${fixed(run.noop?.written_mb, 1)} MB`,
+    );
+  }
   const c = run.check;
   if (c) {
-    const verdict = c.differing_rows === 0 && c.duckdb_rows === c.cdclake_rows ? 'same' : 'DIFFERENT';
+    const peer = run.engine === 'postgres' ? { name: 'PostgreSQL', rows: c.postgres_rows } : { name: 'DuckDB', rows: c.duckdb_rows };
+    const verdict = c.differing_rows === 0 && peer.rows === c.cdclake_rows ? 'same' : 'DIFFERENT';
     notes.push(
-      `- ${thousands(run.rows)} rows: DuckDB's current rows vs cdclake's SCD1 target: ${verdict} ` +
-        `(${thousands(c.duckdb_rows)} vs ${thousands(c.cdclake_rows)} rows, ${c.differing_rows} differing)`,
+      `- ${thousands(run.rows)} rows: ${peer.name}'s current rows vs cdclake's SCD1 target: ${verdict} ` +
+        `(${thousands(peer.rows)} vs ${thousands(c.cdclake_rows)} rows, ${c.differing_rows} differing)`,
     );
   }
 }
