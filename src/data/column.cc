@@ -181,6 +181,22 @@ void Column::AppendColumn(const Column& other) {
   null_count_ += other.null_count_;
 }
 
+int64_t Column::IntegerAt(int64_t i) const {
+  switch (type_->id()) {
+    case TypeId::kInt8:
+      return ValueAt<int8_t>(i);
+    case TypeId::kInt16:
+      return ValueAt<int16_t>(i);
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      return ValueAt<int32_t>(i);
+    case TypeId::kBoolean:
+      return ValueAt<uint8_t>(i);
+    default:
+      return ValueAt<int64_t>(i);
+  }
+}
+
 Value Column::GetValue(int64_t i) const {
   if (IsNull(i)) return Value::Null();
   switch (type_->id()) {

@@ -35,6 +35,9 @@ class Column {
     std::memcpy(&v, values_.data() + i * sizeof(T), sizeof(T));
     return v;
   }
+  /// Slot i of an integer-like column (INT8/16/32/64, DATE, TIMESTAMP, BOOLEAN) as int64.
+  int64_t IntegerAt(int64_t i) const;
+
   template <typename T>
   const T* Data() const {
     return reinterpret_cast<const T*>(values_.data());

@@ -43,20 +43,6 @@ bool SameLayout(const DataType& from, const DataType& to) {
   return true;
 }
 
-int64_t IntegerAt(const Column& c, int64_t i) {
-  switch (c.type()->id()) {
-    case TypeId::kInt8:
-      return c.ValueAt<int8_t>(i);
-    case TypeId::kInt16:
-      return c.ValueAt<int16_t>(i);
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return c.ValueAt<int32_t>(i);
-    default:
-      return c.ValueAt<int64_t>(i);
-  }
-}
-
 // A fixed-width column of type `to` holding `convert(i)` in every valid slot of `from` (null
 // slots stay zero), with `from`'s validity. `convert` returns Result<T>.
 template <typename T, typename Convert>
@@ -95,16 +81,16 @@ Result<Column> UpcastPrimitive(const Column& column, const TypePtr& to, std::str
       if (from_rank == 0 || from_rank > to_rank) break;
       if (to->id() == TypeId::kInt16) {
         return Rebuild<int16_t>(column, to, [&](int64_t i) -> Result<int16_t> {
-          return static_cast<int16_t>(IntegerAt(column, i));
+          return static_cast<int16_t>(column.IntegerAt(i));
         });
       }
       if (to->id() == TypeId::kInt32) {
         return Rebuild<int32_t>(column, to, [&](int64_t i) -> Result<int32_t> {
-          return static_cast<int32_t>(IntegerAt(column, i));
+          return static_cast<int32_t>(column.IntegerAt(i));
         });
       }
       return Rebuild<int64_t>(column, to,
-                              [&](int64_t i) -> Result<int64_t> { return IntegerAt(column, i); });
+                              [&](int64_t i) -> Result<int64_t> { return column.IntegerAt(i); });
     }
     case TypeId::kDouble:
       if (from.id() == TypeId::kFloat) {
@@ -114,12 +100,12 @@ Result<Column> UpcastPrimitive(const Column& column, const TypePtr& to, std::str
       }
       if (from_rank == 0 || from_rank > 3) break;  // long -> double would round
       return Rebuild<double>(column, to, [&](int64_t i) -> Result<double> {
-        return static_cast<double>(IntegerAt(column, i));
+        return static_cast<double>(column.IntegerAt(i));
       });
     case TypeId::kTimestampNtz:
       if (from.id() != TypeId::kDate) break;
       return Rebuild<int64_t>(column, to, [&](int64_t i) -> Result<int64_t> {
-        return IntegerAt(column, i) * kMicrosPerDay;
+        return column.IntegerAt(i) * kMicrosPerDay;
       });
     case TypeId::kDecimal: {
       int from_scale = 0;
@@ -133,7 +119,7 @@ Result<Column> UpcastPrimitive(const Column& column, const TypePtr& to, std::str
       const Int128 factor = data::PowerOfTen(shift);
       return Rebuild<Int128>(column, to, [&](int64_t i) -> Result<Int128> {
         Int128 v = from.id() == TypeId::kDecimal ? column.ValueAt<Int128>(i)
-                                                 : static_cast<Int128>(IntegerAt(column, i));
+                                                 : static_cast<Int128>(column.IntegerAt(i));
         // Checking against precision - shift first keeps the multiplication from overflowing.
         if (!data::FitsPrecision(v, to->precision() - shift)) {
           return Status::OutOfRange("column '" + std::string(name) + "': value " +

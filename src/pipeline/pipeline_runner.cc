@@ -106,6 +106,9 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
     ++summary.passes;
     bool found_any = false;
     std::set<std::string> failed_tables;
+    // The pass's event-log rows, written in one commit after the pass.
+    std::vector<EventLogEntry> entries;
+    std::vector<size_t> logged_flows;
     for (size_t i = 0; i < plan.flows.size(); ++i) {
       const FlowPlan& flow = plan.flows[i];
       FlowSummary& fs_summary = summary.flows[i];
@@ -120,7 +123,6 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
         continue;
       }
       if (stop()) break;
-      std::vector<EventLogEntry> entries;
       FlowExecution execution;
       execution.batch_rows = options.batch_rows;
       execution.clock_ms = options.clock_ms;
@@ -153,12 +155,21 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
         failed.message = status.ToString();
         entries.push_back(failed);
       }
-      Status logged = AppendEventLog(fs, event_log, entries).status();
-      if (status.ok() && !logged.ok()) status = logged.WithContext("writing the event log");
+      logged_flows.push_back(i);
       if (!status.ok()) {
         fs_summary.status = status.WithContext("flow " + flow.name);
         failed_tables.insert(flow.target);
         if (options.on_flow_error) options.on_flow_error(flow.name, fs_summary.status);
+      }
+    }
+    Status logged = AppendEventLog(fs, event_log, entries).status();
+    if (!logged.ok()) {
+      // The data is committed; the failure to log it is each logged flow's error.
+      for (size_t i : logged_flows) {
+        FlowSummary& f = summary.flows[i];
+        if (!f.status.ok()) continue;
+        f.status = logged.WithContext("flow " + f.flow + ": writing the event log");
+        if (options.on_flow_error) options.on_flow_error(f.flow, f.status);
       }
     }
     refreshed.clear();  // a refresh happens once, before the first pass

@@ -49,8 +49,8 @@ struct PipelineRunSummary {
 
 /// Runs `plan`, whose tables live under `warehouse`. A flow that fails stops itself and the
 /// flows that read what it writes; the others go on. Event-log rows go to
-/// `<warehouse>/_event_log` after each flow's pass (an error writing them is reported as the
-/// flow's error).
+/// `<warehouse>/_event_log` in one commit after each pass over the flows (an error writing them
+/// is reported as each logged flow's error).
 PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
                                const Warehouse& warehouse, const PipelineRunOptions& options);
 

@@ -21,25 +21,9 @@ std::vector<uint8_t> BothValid(const Column& l, const Column& r, int64_t n) {
   return valid;
 }
 
-int64_t IntAt(const Column& c, int64_t i) {
-  switch (c.type()->id()) {
-    case TypeId::kInt8:
-      return c.ValueAt<int8_t>(i);
-    case TypeId::kInt16:
-      return c.ValueAt<int16_t>(i);
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return c.ValueAt<int32_t>(i);
-    case TypeId::kBoolean:
-      return c.ValueAt<uint8_t>(i);
-    default:
-      return c.ValueAt<int64_t>(i);
-  }
-}
-
 std::vector<int64_t> Int64s(const Column& c, int64_t n) {
   std::vector<int64_t> out(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) out[i] = IntAt(c, i);
+  for (int64_t i = 0; i < n; ++i) out[i] = c.IntegerAt(i);
   return out;
 }
 
@@ -47,7 +31,7 @@ std::vector<int64_t> Int64s(const Column& c, int64_t n) {
 std::vector<Int128> Unscaled(const Column& c, int64_t n) {
   std::vector<Int128> out(static_cast<size_t>(n));
   bool decimal = c.type()->id() == TypeId::kDecimal;
-  for (int64_t i = 0; i < n; ++i) out[i] = decimal ? c.ValueAt<Int128>(i) : IntAt(c, i);
+  for (int64_t i = 0; i < n; ++i) out[i] = decimal ? c.ValueAt<Int128>(i) : c.IntegerAt(i);
   return out;
 }
 
@@ -66,7 +50,7 @@ std::vector<double> Doubles(const Column& c, int64_t n) {
       break;
     }
     default:
-      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(IntAt(c, i));
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(c.IntegerAt(i));
       break;
   }
   return out;

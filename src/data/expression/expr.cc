@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "data/decimal.h"
+#include "data/expression/expression_internal.h"
 #include "data/value_format.h"
 
 namespace cdclake::data {
@@ -272,22 +273,6 @@ std::string_view OpText(CompareOp op) {
   return "?";
 }
 
-std::string_view ArithText(ArithOp op) {
-  switch (op) {
-    case ArithOp::kAdd:
-      return "+";
-    case ArithOp::kSub:
-      return "-";
-    case ArithOp::kMul:
-      return "*";
-    case ArithOp::kDiv:
-      return "/";
-    case ArithOp::kMod:
-      return "%";
-  }
-  return "?";
-}
-
 constexpr int kAdditive = 5;
 constexpr int kMultiplicative = 6;
 constexpr int kUnary = 7;
@@ -397,7 +382,7 @@ void AppendExpr(const Expr& e, std::string* out) {
     case ExprKind::kArithmetic: {
       int p = Precedence(e);
       AppendChild(e, 0, p, out);
-      out->append(" ").append(ArithText(e.arith_op)).append(" ");
+      out->append(" ").append(internal::ArithText(e.arith_op)).append(" ");
       AppendChild(e, 1, p + 1, out);
       return;
     }
@@ -476,5 +461,25 @@ std::vector<std::string> ReferencedColumns(const Expr& expr) {
   CollectColumns(expr, &out);
   return out;
 }
+
+namespace internal {
+
+std::string_view ArithText(ArithOp op) {
+  switch (op) {
+    case ArithOp::kAdd:
+      return "+";
+    case ArithOp::kSub:
+      return "-";
+    case ArithOp::kMul:
+      return "*";
+    case ArithOp::kDiv:
+      return "/";
+    case ArithOp::kMod:
+      return "%";
+  }
+  return "?";
+}
+
+}  // namespace internal
 
 }  // namespace cdclake::data

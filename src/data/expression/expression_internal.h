@@ -19,6 +19,9 @@
 
 namespace cdclake::data::internal {
 
+/// The operator's SQL spelling: + - * / %.
+std::string_view ArithText(ArithOp op);
+
 inline constexpr int64_t kMicrosPerSecond = 1000000;
 inline constexpr int64_t kMicrosPerDay = 86400 * kMicrosPerSecond;
 

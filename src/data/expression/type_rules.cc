@@ -14,22 +14,6 @@ namespace {
 constexpr int kMaxPrecision = 38;
 constexpr int kMinAdjustedScale = 6;
 
-std::string_view OpName(ArithOp op) {
-  switch (op) {
-    case ArithOp::kAdd:
-      return "+";
-    case ArithOp::kSub:
-      return "-";
-    case ArithOp::kMul:
-      return "*";
-    case ArithOp::kDiv:
-      return "/";
-    case ArithOp::kMod:
-      return "%";
-  }
-  return "?";
-}
-
 int Digits(Int128 v) {
   int digits = 1;
   if (v < 0) v = -v;
@@ -121,7 +105,7 @@ Result<TypePtr> ArithmeticType(ArithOp op, const Bound& l, const Bound& r, const
   Category cr = CategoryOf(r.type.get());
   for (Category c : {cl, cr}) {
     if (c != Category::kNull && !IsNumeric(c)) {
-      return Status::InvalidArgument("cannot apply '" + std::string(OpName(op)) + "' to " +
+      return Status::InvalidArgument("cannot apply '" + std::string(ArithText(op)) + "' to " +
                                      TypeName(l.type.get()) + " and " + TypeName(r.type.get()) +
                                      ": " + whole.ToString());
     }
