@@ -31,13 +31,18 @@ std::string FilesOf(const change::ChangeBatch& batch) {
   return out;
 }
 
-// A batch that may hold truncates only: the flow has a truncate condition and the batch lacks a
-// key column (a truncate event names no table column). The applier gives such a batch the
-// target's columns.
-bool KeylessBatch(const apply::FlowDefinition& flow, const data::Schema& schema) {
-  if (!flow.truncate_when) return false;
-  return std::any_of(flow.keys.begin(), flow.keys.end(),
-                     [&](const std::string& k) { return schema.FieldIndex(k) < 0; });
+// A batch of truncates only, which lacks a key column (a truncate event names no table column):
+// it says nothing to check the flow against, and the applier gives it the target's columns.
+bool TruncatesOnly(const apply::FlowDefinition& flow, const data::RecordBatch& rows) {
+  if (!flow.truncate_when || rows.num_rows() == 0) return false;
+  const data::Schema& schema = rows.schema();
+  if (std::none_of(flow.keys.begin(), flow.keys.end(),
+                   [&](const std::string& k) { return schema.FieldIndex(k) < 0; })) {
+    return false;
+  }
+  auto truncates = data::EvaluatePredicate(*flow.truncate_when, rows);
+  return truncates.ok() &&
+         std::all_of(truncates->begin(), truncates->end(), [](uint8_t t) { return t != 0; });
 }
 
 }  // namespace
@@ -99,8 +104,8 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       DropBefore(in.drop_before, &**next);
       in.read_ahead.push_back(std::move(**next));
       // Rows without the key columns (truncates) tell nothing to check the flow against.
-      const data::Schema& read = in.read_ahead.back().rows.schema();
-      if (in.read_ahead.back().rows.num_rows() > 0 && !KeylessBatch(flow, read)) schema = &read;
+      const data::RecordBatch& read = in.read_ahead.back().rows;
+      if (read.num_rows() > 0 && !TruncatesOnly(flow, read)) schema = &read.schema();
     }
     if (schema != nullptr) {
       Status valid = apply::ValidateFlow(flow, *schema);
@@ -178,7 +183,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       if (!next.ok()) return InFile(next.status(), path);
       if (!next->has_value()) break;
       change::ChangeBatch batch = std::move(**next);
-      if (!fixed_schema && batch.rows.num_rows() > 0 && !KeylessBatch(flow, batch.rows.schema())) {
+      if (!fixed_schema && batch.rows.num_rows() > 0 && !TruncatesOnly(flow, batch.rows)) {
         Status valid = apply::ValidateFlow(flow, batch.rows.schema());
         if (!valid.ok()) {
           summary->usage_error = true;
