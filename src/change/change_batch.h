@@ -43,4 +43,8 @@ struct ChangeBatch {
   int64_t num_records() const { return rows.num_rows() + static_cast<int64_t>(rejected.size()); }
 };
 
+/// Keeps only rows `keep` (ascending indices) of `batch`, each with its position, raw text and
+/// unchanged marks; rejected records stay as they are.
+void KeepRows(const std::vector<int64_t>& keep, ChangeBatch* batch);
+
 }  // namespace cdclake::change

@@ -1,6 +1,5 @@
 // FileInput: file lists, resume points and opened files for the flows that read change files.
 #include <algorithm>
-#include <type_traits>
 
 #include "apply/quarantine.h"
 #include "delta/snapshot.h"
@@ -71,24 +70,7 @@ void DropBefore(int64_t offset, change::ChangeBatch* batch) {
       keep.push_back(i);
     }
   }
-  if (static_cast<int64_t>(keep.size()) == n) return;
-  std::vector<data::Column> columns;
-  for (const data::Column& c : batch->rows.columns()) columns.push_back(c.Take(keep));
-  data::RecordBatch rows(batch->rows.schema(), std::move(columns));
-  rows.set_num_rows(static_cast<int64_t>(keep.size()));
-  batch->rows = std::move(rows);
-  auto pick = [&keep](auto& v) {
-    using V = std::decay_t<decltype(v)>;
-    if (v.empty()) return;
-    V kept;
-    for (int64_t i : keep) {
-      if (static_cast<size_t>(i) < v.size()) kept.push_back(std::move(v[static_cast<size_t>(i)]));
-    }
-    v = std::move(kept);
-  };
-  pick(batch->positions);
-  pick(batch->raw);
-  for (std::vector<uint8_t>& marks : batch->unchanged) pick(marks);
+  change::KeepRows(keep, batch);
 }
 
 // The next batch of `file`: read ahead, else from its source; nullopt at its end.

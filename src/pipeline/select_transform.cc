@@ -133,21 +133,7 @@ Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written,
       for (size_t r = 0; r < keep.size(); ++r) {
         if (keep[r] != 0) rows.push_back(static_cast<int64_t>(r));
       }
-      std::vector<data::Column> columns;
-      for (const data::Column& c : batch.rows.columns()) columns.push_back(c.Take(rows));
-      data::RecordBatch kept(batch.rows.schema(), std::move(columns));
-      kept.set_num_rows(static_cast<int64_t>(rows.size()));
-      auto take = [&rows](auto& v) {
-        if (v.empty()) return;
-        std::remove_reference_t<decltype(v)> out;
-        out.reserve(rows.size());
-        for (int64_t r : rows) out.push_back(std::move(v[static_cast<size_t>(r)]));
-        v = std::move(out);
-      };
-      take(batch.positions);
-      take(batch.raw);
-      for (std::vector<uint8_t>& marks : batch.unchanged) take(marks);
-      batch.rows = std::move(kept);
+      change::KeepRows(rows, &batch);
     }
   }
   const data::Schema& input = batch.rows.schema();
