@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "apply/applier.h"
+#include "apply/testing/table_rows.h"
 #include "delta/snapshot.h"
 #include "delta/table_scan.h"
 #include "io/local_file_system.h"
@@ -27,22 +28,10 @@ using sources::SourceFormat;
 
 constexpr int64_t kFixedNowMs = 1'700'000'000'000;
 
-using Row = std::map<std::string, Value>;
+using Row = testing::TableRow;
 
 Result<std::vector<Row>> ReadRows(io::FileSystem& fs, const std::string& table) {
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(table + "/_delta_log"));
-  if (!exists) return std::vector<Row>{};
-  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table));
-  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, delta::ReadTable(fs, *snapshot));
-  std::vector<Row> out;
-  for (int64_t r = 0; r < rows.num_rows(); ++r) {
-    Row row;
-    for (size_t c = 0; c < rows.num_columns(); ++c) {
-      row[rows.schema().field(c).name] = rows.column(c).GetValue(r);
-    }
-    out.push_back(std::move(row));
-  }
-  return out;
+  return testing::ReadTableRows(fs, table);
 }
 
 std::shared_ptr<const data::Expr> Condition(const std::string& text) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "apply/applier.h"
+#include "apply/testing/table_rows.h"
 #include "delta/snapshot.h"
 #include "delta/table_scan.h"
 #include "io/local_file_system.h"
@@ -197,7 +198,7 @@ Arrival Scrambled(const Stream& stream, uint64_t seed) {
 }
 
 // A target row: column name -> value.
-using Row = std::map<std::string, Value>;
+using Row = testing::TableRow;
 
 std::string RowText(const Row& row) {
   std::string out;
@@ -232,21 +233,8 @@ std::string Joined(const std::vector<std::string>& lines) {
   return out;
 }
 
-// The table's rows (none when it does not exist).
 Result<std::vector<Row>> ReadRows(io::FileSystem& fs, const std::string& table) {
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(table + "/_delta_log"));
-  if (!exists) return std::vector<Row>{};
-  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table));
-  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, delta::ReadTable(fs, *snapshot));
-  std::vector<Row> out;
-  for (int64_t r = 0; r < rows.num_rows(); ++r) {
-    Row row;
-    for (size_t c = 0; c < rows.num_columns(); ++c) {
-      row[rows.schema().field(c).name] = rows.column(c).GetValue(r);
-    }
-    out.push_back(std::move(row));
-  }
-  return out;
+  return testing::ReadTableRows(fs, table);
 }
 
 struct RunResult {
