@@ -39,6 +39,10 @@ class BatchSource {
   /// nullopt when everything there now has been read.
   virtual Result<std::optional<InputBatch>> Next() = 0;
 
+  /// Input an earlier run quarantined already (apply::CommitExtras::quarantined_before), when
+  /// the source knows it from where it resumed; nullopt otherwise.
+  virtual std::optional<change::SourcePosition> QuarantinedBefore() const { return std::nullopt; }
+
   /// Counts of records that are not rows (Debezium tombstones, SQL Server before-images), so
   /// far; empty for tables.
   virtual std::vector<sources::SourceCount> Counts() const { return {}; }

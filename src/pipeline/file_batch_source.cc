@@ -29,6 +29,10 @@ class FileBatchSource : public BatchSource {
 
   std::vector<sources::SourceCount> Counts() const override { return counts_; }
 
+  std::optional<change::SourcePosition> QuarantinedBefore() const override {
+    return resume_.quarantined_before;
+  }
+
   Result<std::optional<InputBatch>> Next() override {
     while (pending_.num_rows() < batch_rows_) {
       if (held_) {

@@ -51,9 +51,11 @@ json::Json PositionJson(const change::SourcePosition& p) {
   return out;
 }
 
-// Where a flow's earlier runs quarantined up to (records before it are there already).
-Result<std::optional<change::SourcePosition>> QuarantinedBefore(const io::FileSystem& fs,
-                                                                const FlowPlan& flow) {
+// Where a flow reading a table quarantined up to in earlier runs (records before it are there
+// already): the `last_row` its quarantine commit recorded. File sources know it from where they
+// resume (BatchSource::QuarantinedBefore).
+Result<std::optional<change::SourcePosition>> TableQuarantinedBefore(const io::FileSystem& fs,
+                                                                     const FlowPlan& flow) {
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit,
                            FindFlowCommit(fs, QuarantineFolder(flow), flow.name));
   if (!commit || !commit->position.is_object() || !commit->position.contains("last_row")) {
@@ -78,12 +80,14 @@ Result<change::ChangeBatch> Transform(const FlowPlan& flow, change::ChangeBatch 
 }
 
 // Flows whose rows come from a BatchSource: ingest into a streaming table, or AUTO CDC.
+// Records before `quarantined_before` are in the quarantine table already: a batch read again
+// after a crash between its quarantine commit and its target commit does not add them twice.
+// Within a run positions only grow, so it stays as it is.
 Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
-                     std::unique_ptr<BatchSource> source, bool add_bronze_columns,
-                     FlowOutcome* outcome) {
+                     std::unique_ptr<BatchSource> source,
+                     std::optional<change::SourcePosition> quarantined_before,
+                     bool add_bronze_columns, FlowOutcome* outcome) {
   CDCLAKE_ASSIGN_OR_RETURN(int64_t batch_no, LastFlowBatch(fs, flow.target_folder, flow.name));
-  CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::SourcePosition> quarantined_before,
-                           QuarantinedBefore(fs, flow));
   outcome->input_from = source->StartText();
   outcome->input_to = outcome->input_from;
   std::unique_ptr<apply::Applier> applier;
@@ -155,7 +159,6 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
         outcome->versions.push_back(*result.version);
       }
     }
-    if (last) quarantined_before = change::SourcePosition{last->file, 0, last->byte_offset + 1};
     report.duration_ms = SteadyMs() - started;
     ++outcome->batches;
     outcome->counts += report.counts;
@@ -226,15 +229,19 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
                              OpenTableSource(fs, flow.source.table, flow.source.table_folder,
                                              position, execution.batch_rows));
-    return RunStreamFlow(fs, flow, execution, std::move(source), false, outcome);
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::SourcePosition> quarantined_before,
+                             TableQuarantinedBefore(fs, flow));
+    return RunStreamFlow(fs, flow, execution, std::move(source), quarantined_before, false,
+                         outcome);
   }
   const bool cdc = flow.kind == FlowPlan::Kind::kAutoCdc;
   CDCLAKE_ASSIGN_OR_RETURN(
       std::unique_ptr<BatchSource> source,
       OpenFileSource(fs, flow.source, flow.target_folder, QuarantineFolder(flow), flow.name,
                      cdc ? &flow.flow : nullptr, execution.batch_rows));
-  return RunStreamFlow(fs, flow, execution, std::move(source), flow.kind == FlowPlan::Kind::kIngest,
-                       outcome);
+  std::optional<change::SourcePosition> quarantined_before = source->QuarantinedBefore();
+  return RunStreamFlow(fs, flow, execution, std::move(source), quarantined_before,
+                       flow.kind == FlowPlan::Kind::kIngest, outcome);
 }
 
 }  // namespace cdclake::pipeline
