@@ -135,5 +135,41 @@ TEST(RoundTripTest, NonNullableColumnRejectsNull) {
   EXPECT_FALSE(*fs.Exists("/n.parquet"));
 }
 
+// Column chunks are encoded on WriterOptions::threads threads; the file's bytes must not depend
+// on how many, with slices long enough to use them and row groups and pages cut mid-batch.
+TEST(ParallelWriteTest, ThreadCountDoesNotChangeTheBytes) {
+  int iterations = EnvInt("CDCLAKE_ROUNDTRIP_SCHEMAS", 40) / 4;
+  for (int seed = 0; seed < iterations; ++seed) {
+    testing::RandomData random(static_cast<uint64_t>(seed) * 104729 + 17);
+    data::Schema schema = random.Schema(2 + seed % 9, seed % 3);
+    int64_t rows = 2500 + static_cast<int64_t>(random.rng()() % 12000);
+    data::RecordBatch batch = random.Batch(schema, rows);
+    std::string what = "seed " + std::to_string(seed) + " schema:\n" + schema.ToString();
+    std::string first;
+    for (int threads : {1, 2, 3}) {
+      WriterOptions options;
+      options.threads = threads;
+      options.compression = seed % 2 == 0 ? CompressionCodec::kZstd : CompressionCodec::kSnappy;
+      options.page_bytes = 4096 + seed * 1024;
+      options.row_group_rows = 5000 + seed * 1000;
+      io::MemoryFileSystem fs;
+      Status st = WriteParquetFile(fs, "/t.parquet", batch, options);
+      ASSERT_TRUE(st.ok()) << what << st.ToString();
+      auto bytes = fs.ReadFile("/t.parquet");
+      ASSERT_TRUE(bytes.ok()) << what;
+      if (threads == 1) {
+        first = *bytes;
+        auto reader = FileReader::Open(fs, "/t.parquet");
+        ASSERT_TRUE(reader.ok()) << what << reader.status().ToString();
+        auto got = (*reader)->ReadAll();
+        ASSERT_TRUE(got.ok()) << what << got.status().ToString();
+        ExpectSameRows(batch, *got, what);
+      } else {
+        EXPECT_TRUE(*bytes == first) << what << " with " << threads << " threads";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cdclake::parquet

@@ -177,8 +177,19 @@ Status ColumnChunkWriter::FlushPage() {
   return Status::OK();
 }
 
-Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, io::OutputStream* out) {
+Status ColumnChunkWriter::Seal() {
+  if (sealed_) return Status::OK();
   CDCLAKE_RETURN_IF_ERROR(FlushPage());
+  if (dict_data_pages_ > 0) {
+    CDCLAKE_RETURN_IF_ERROR(AddPage(PageType::kDictionaryPage, dictionary_.plain(),
+                                    static_cast<int32_t>(dictionary_.size()), Encoding::kPlain));
+  }
+  sealed_ = true;
+  return Status::OK();
+}
+
+Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, io::OutputStream* out) {
+  CDCLAKE_RETURN_IF_ERROR(Seal());
   format::ColumnMetaData meta;
   meta.type = *leaf_.element.type;
   meta.path_in_schema = leaf_.path;
@@ -187,8 +198,6 @@ Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, io::O
   int64_t start = file_offset;
   int64_t compressed_total = 0;
   if (dict_data_pages_ > 0) {
-    CDCLAKE_RETURN_IF_ERROR(AddPage(PageType::kDictionaryPage, dictionary_.plain(),
-                                    static_cast<int32_t>(dictionary_.size()), Encoding::kPlain));
     meta.dictionary_page_offset = file_offset;
     CDCLAKE_RETURN_IF_ERROR(out->Append(dictionary_page_));
     compressed_total += static_cast<int64_t>(dictionary_page_.size());
@@ -227,6 +236,7 @@ Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, io::O
   num_values_ = 0;
   dict_data_pages_ = 0;
   plain_data_pages_ = 0;
+  sealed_ = false;
   return chunk;
 }
 

@@ -34,9 +34,12 @@ class ColumnChunkWriter {
   /// Bytes buffered for the current row group (encoded, before compression).
   int64_t buffered_bytes() const { return buffered_uncompressed_ + PendingBytes(); }
 
-  /// Ends the chunk: writes its bytes (dictionary page, then data pages) to `out`, which stands
-  /// at file offset `file_offset`, and returns its metadata. Resets the writer for the next
-  /// row group.
+  /// Encodes and compresses what is still pending (the last data page, the dictionary page), so
+  /// that Finish only writes. Chunks of one row group may be sealed on different threads.
+  Status Seal();
+  /// Ends the chunk (sealing it first if needed): writes its bytes (dictionary page, then data
+  /// pages) to `out`, which stands at file offset `file_offset`, and returns its metadata. Resets
+  /// the writer for the next row group.
   Result<format::ColumnChunk> Finish(int64_t file_offset, io::OutputStream* out);
 
  private:
@@ -73,6 +76,7 @@ class ColumnChunkWriter {
   int64_t num_values_ = 0;
   int32_t dict_data_pages_ = 0;
   int32_t plain_data_pages_ = 0;
+  bool sealed_ = false;  // Seal() ran for the current row group
   std::string scratch_;
 };
 

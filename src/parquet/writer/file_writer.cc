@@ -1,6 +1,9 @@
 // Parquet file layout: magic, row groups, footer.
 #include "parquet/writer/file_writer.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "base/bytes.h"
 #include "parquet/writer/shredder.h"
 
@@ -9,6 +12,8 @@ namespace cdclake::parquet {
 namespace {
 constexpr std::string_view kMagic = "PAR1";
 constexpr int64_t kSliceRows = 16384;  // rows shredded at a time; pages close between slices
+// Slices this long are worth the threads of WriterOptions::threads; shorter ones stay on one.
+constexpr int64_t kParallelSliceRows = 2048;
 }  // namespace
 
 FileWriter::FileWriter(std::unique_ptr<io::OutputStream> stream, FileSchema schema,
@@ -61,22 +66,11 @@ Status FileWriter::Write(const data::RecordBatch& batch) {
                                      expected.field(i).type->ToString());
     }
   }
-  std::vector<ShreddedLeaf> shredded;
   int64_t rows = batch.num_rows();
   for (int64_t begin = 0; begin < rows;) {
     int64_t end =
         std::min(rows, begin + std::min(kSliceRows, options_.row_group_rows - row_group_rows_));
-    size_t leaf = 0;
-    for (size_t f = 0; f < schema_.fields().size(); ++f) {
-      CDCLAKE_RETURN_IF_ERROR(Shred(schema_.fields()[f], batch.column(f), begin, end, &shredded));
-      for (const ShreddedLeaf& s : shredded) {
-        size_t levels = s.def.empty() ? static_cast<size_t>(end - begin) : s.def.size();
-        CDCLAKE_RETURN_IF_ERROR(chunks_[leaf]->Add(s.def.data(), s.rep.data(), levels, *s.values,
-                                                   s.indices.data(), s.indices.size()));
-        CDCLAKE_RETURN_IF_ERROR(chunks_[leaf]->MaybeFlushPage());
-        ++leaf;
-      }
-    }
+    CDCLAKE_RETURN_IF_ERROR(EncodeSlice(batch, begin, end));
     row_group_rows_ += end - begin;
     num_rows_ += end - begin;
     begin = end;
@@ -89,6 +83,64 @@ Status FileWriter::Write(const data::RecordBatch& batch) {
   return Status::OK();
 }
 
+Status FileWriter::EncodeFields(const data::RecordBatch& batch, int64_t begin, int64_t end,
+                                size_t first_field, size_t step) {
+  std::vector<ShreddedLeaf> shredded;
+  const auto& fields = schema_.fields();
+  for (size_t f = first_field; f < fields.size(); f += step) {
+    CDCLAKE_RETURN_IF_ERROR(Shred(fields[f], batch.column(f), begin, end, &shredded));
+    auto leaf = static_cast<size_t>(FirstLeaf(fields[f]).leaf_index);  // leaves go depth first
+    for (const ShreddedLeaf& s : shredded) {
+      size_t levels = s.def.empty() ? static_cast<size_t>(end - begin) : s.def.size();
+      CDCLAKE_RETURN_IF_ERROR(chunks_[leaf]->Add(s.def.data(), s.rep.data(), levels, *s.values,
+                                                 s.indices.data(), s.indices.size()));
+      CDCLAKE_RETURN_IF_ERROR(chunks_[leaf]->MaybeFlushPage());
+      ++leaf;
+    }
+  }
+  return Status::OK();
+}
+
+Status FileWriter::EncodeSlice(const data::RecordBatch& batch, int64_t begin, int64_t end) {
+  // Fields go to the threads in turn (0, 2, 4, ... and 1, 3, 5, ...); each column chunk is
+  // written by one thread only, so the file is the same whatever the thread count.
+  const size_t fields = schema_.fields().size();
+  const size_t threads = (end - begin) >= kParallelSliceRows
+                             ? std::min(fields, static_cast<size_t>(std::max(1, options_.threads)))
+                             : 1;
+  if (threads <= 1) return EncodeFields(batch, begin, end, 0, 1);
+  std::vector<Status> statuses(threads);
+  std::vector<std::thread> helpers;
+  helpers.reserve(threads - 1);
+  for (size_t t = 1; t < threads; ++t) {
+    helpers.emplace_back([&, t] { statuses[t] = EncodeFields(batch, begin, end, t, threads); });
+  }
+  statuses[0] = EncodeFields(batch, begin, end, 0, threads);
+  for (auto& h : helpers) h.join();
+  for (auto& s : statuses) CDCLAKE_RETURN_IF_ERROR(s);
+  return Status::OK();
+}
+
+Status FileWriter::SealChunks() {
+  const size_t threads =
+      std::min(chunks_.size(), static_cast<size_t>(std::max(1, options_.threads)));
+  auto seal = [&](size_t first) {
+    for (size_t c = first; c < chunks_.size(); c += threads) {
+      CDCLAKE_RETURN_IF_ERROR(chunks_[c]->Seal());
+    }
+    return Status::OK();
+  };
+  if (threads <= 1 || row_group_rows_ < kParallelSliceRows) return seal(0);
+  std::vector<Status> statuses(threads);
+  std::vector<std::thread> helpers;
+  helpers.reserve(threads - 1);
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back([&, t] { statuses[t] = seal(t); });
+  statuses[0] = seal(0);
+  for (auto& h : helpers) h.join();
+  for (auto& s : statuses) CDCLAKE_RETURN_IF_ERROR(s);
+  return Status::OK();
+}
+
 Status FileWriter::FlushRowGroup() {
   if (row_group_rows_ == 0) return Status::OK();
   format::RowGroup rg;
@@ -97,6 +149,7 @@ Status FileWriter::FlushRowGroup() {
   rg.file_offset = start;
   int64_t offset = start;
   int64_t compressed = 0;
+  CDCLAKE_RETURN_IF_ERROR(SealChunks());
   for (auto& chunk : chunks_) {
     CDCLAKE_ASSIGN_OR_RETURN(format::ColumnChunk cc, chunk->Finish(offset, stream_.get()));
     offset = static_cast<int64_t>(stream_->BytesWritten());

@@ -40,6 +40,13 @@ class FileWriter {
  private:
   FileWriter(std::unique_ptr<io::OutputStream> stream, FileSchema schema, WriterOptions options);
   Status FlushRowGroup();
+  // Shreds and encodes rows [begin, end) of every field, on up to options_.threads threads.
+  Status EncodeSlice(const data::RecordBatch& batch, int64_t begin, int64_t end);
+  // The fields first_field, first_field + step, ... of that slice.
+  Status EncodeFields(const data::RecordBatch& batch, int64_t begin, int64_t end,
+                      size_t first_field, size_t step);
+  // Seals every column chunk of the row group (see ColumnChunkWriter::Seal), in parallel.
+  Status SealChunks();
 
   std::unique_ptr<io::OutputStream> stream_;
   FileSchema schema_;

@@ -25,6 +25,9 @@ struct WriterOptions {
   int64_t dictionary_page_bytes = 1LL << 20;
   /// Min and max statistics longer than this are left out (null counts are always written).
   int64_t max_statistics_bytes = 4096;
+  /// Column chunks are encoded and compressed by this many threads (each chunk by one thread, so
+  /// the bytes do not depend on it); 1 keeps all the work on the calling thread.
+  int threads = 2;
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
   std::string created_by = "cdclake version 0.1.0";
 };
