@@ -295,8 +295,31 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
                            std::to_string(work.old_state.locations.size()) + " row locations for " +
                            std::to_string(old_rows.size()) + " rows");
   }
-  std::vector<bool> old_matched(old_rows.size(), false);
   work.new_state.locations.assign(new_rows.size(), RowLocation{});
+  if (old_rows.size() <= 1 && new_rows.size() <= 1) {
+    // At most one row before and after (every SCD1 key, most SCD2 keys): the matching below
+    // without its maps and sets, with the same outcome.
+    const bool had = !old_rows.empty(), has = !new_rows.empty();
+    if (had && has && old_rows[0] == new_rows[0]) {
+      work.new_state.locations[0] = work.old_state.locations[0];
+      return Status::OK();
+    }
+    const bool paired = had && has && old_rows[0].start == new_rows[0].start;
+    if (paired) rows.AddChange(old_rows[0], new_rows[0]);
+    if (had) {
+      rows.Delete(work.old_state.locations[0]);
+      if (!paired) rows.AddDeleted(old_rows[0]);
+    }
+    if (has) {
+      if (!paired) rows.AddInserted(new_rows[0]);
+      rows.Append(std::move(new_rows[0]), &work.new_state.locations[0]);
+    }
+    counts.updated += paired ? 1 : 0;
+    counts.deleted += had && !paired ? 1 : 0;
+    counts.inserted += has && !paired ? 1 : 0;
+    return Status::OK();
+  }
+  std::vector<bool> old_matched(old_rows.size(), false);
   std::vector<size_t> fresh;
   // Rows that stay are found by their start (unique among a key's versions; SCD1 has one row).
   std::unordered_map<std::string_view, std::vector<size_t>> old_by_start;
