@@ -1,0 +1,212 @@
+// Compares two final tables of a CDC workload folder (written by bench/cdc_workload.cc), each
+// given as a SPEC:
+//   delta:PATH     a Delta table (cdclake's target) at its latest version: the log's live files
+//                  minus the rows their deletion vectors mark (tests/duckdb/delta_log.mjs).
+//   csv:PATH       a --dump file of a peer runner (header, the workload's columns).
+//   expected:[W]   the correct final table computed here from the workload's own CSV files
+//                  (load + every batch): each key's highest-lsn event, deleted keys absent.
+// Only the workload's columns (id + the data columns of workload.json) are compared, read with
+// their declared types (a Delta table's extra columns, such as _op, are ignored); rows are
+// compared as multisets in both directions (EXCEPT ALL).
+//
+//   node bench/cdc_compare.mjs --workload W --left SPEC --right SPEC [--label NAME]
+//   node bench/cdc_compare.mjs --workload W --left SPEC --expected      (right = expected:)
+// Prints one JSON line {"compare","left","right","left_rows","right_rows","differences"}, up to 5
+// differing rows on stderr, and exits 1 if any row differs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { deletedPositions, duckType as deltaDuckType, replayLog } from '../tests/duckdb/delta_log.mjs';
+
+const toolsRequire = createRequire(new URL('../tools/package.json', import.meta.url));
+const { DuckDBInstance } = await import(toolsRequire.resolve('@duckdb/node-api'));
+
+const USAGE = 'usage: cdc_compare.mjs --workload W --left SPEC (--right SPEC | --expected) [--label NAME]\n' +
+  '  SPEC: delta:PATH | csv:PATH | expected:[W]';
+
+function parseArgs(argv) {
+  const args = {};
+  for (let i = 0; i < argv.length; ++i) {
+    const k = argv[i];
+    if (k === '--expected') {
+      args.right ??= 'expected:';
+      continue;
+    }
+    const v = argv[++i];
+    if (v === undefined) throw new Error(`${k}: missing value\n${USAGE}`);
+    if (k === '--workload') args.workload = path.resolve(v);
+    else if (k === '--left') args.left = v;
+    else if (k === '--right') args.right = v;
+    else if (k === '--label') args.label = v;
+    else throw new Error(`unknown option ${k}\n${USAGE}`);
+  }
+  if (!args.workload || !args.left || !args.right) throw new Error(USAGE);
+  return args;
+}
+
+const lit = (s) => `'${String(s).replaceAll("'", "''")}'`;
+const quoteId = (name) => `"${name.replaceAll('"', '""')}"`;
+
+/** The workload's SQL type names (STRING, INT, ...) as DuckDB's. */
+function duckType(sql) {
+  const t = sql.trim().toUpperCase();
+  if (t === 'STRING' || t === 'TEXT') return 'VARCHAR';
+  if (t === 'INT') return 'INTEGER';
+  return t;
+}
+
+/** The header line of a CSV file (read from its first bytes only). */
+function headerLine(file) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(65536);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n).toString('utf8').split('\n')[0].replace(/\r$/, '');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A typed RFC 4180 read of `file` (NULL = empty unquoted field, "" = empty string), its header
+ *  checked against the given columns. */
+function readCsv(file, columns) {
+  const expected = columns.map((c) => c.name).join(',');
+  const header = headerLine(file);
+  if (header !== expected) throw new Error(`${file}: header ${header}, expected ${expected}`);
+  const spec = `{${columns.map((c) => `${lit(c.name)}: ${lit(c.type)}`).join(', ')}}`;
+  return `read_csv(${lit(file)}, header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
+    allow_quoted_nulls = false, columns = ${spec})`;
+}
+
+/** Loads one SPEC into the temp table `name` with the workload's columns; a description of it. */
+async function loadSpec(c, spec, name, workloadDir, columns) {
+  const colon = spec.indexOf(':');
+  const [kind, where] = colon < 0 ? [spec, ''] : [spec.slice(0, colon), spec.slice(colon + 1)];
+  const names = columns.map((col) => quoteId(col.name));
+  if (kind === 'csv') {
+    const file = path.resolve(where);
+    await c.run(`CREATE TEMP TABLE ${name} AS SELECT ${names.join(', ')} FROM ${readCsv(file, columns)}`);
+    return { spec: `csv:${file}` };
+  }
+  if (kind === 'delta') return { spec: `delta:${path.resolve(where)}`, ...(await loadDelta(c, path.resolve(where), name, columns)) };
+  if (kind === 'expected') {
+    const dir = where ? path.resolve(where) : workloadDir;
+    return { spec: `expected:${dir}`, ...(await loadExpected(c, dir, name, columns)) };
+  }
+  throw new Error(`SPEC ${spec}: must start with delta:, csv: or expected:`);
+}
+
+/** A Delta table at its latest version: the live files' rows without the positions their deletion
+ *  vectors mark, the workload's columns cast to their types. */
+async function loadDelta(c, tableRoot, name, columns) {
+  const { metadata, adds } = replayLog(tableRoot);
+  if (metadata.partitionColumns.length > 0) throw new Error(`${tableRoot}: partitioned tables are not handled`);
+  const mapping = metadata.configuration?.['delta.columnMapping.mode'];
+  const fields = new Map(JSON.parse(metadata.schemaString).fields.map((f) => [f.name, f]));
+  const select = columns.map((col) => {
+    const f = fields.get(col.name);
+    if (!f) throw new Error(`${tableRoot}: no column ${col.name} (it has ${[...fields.keys()].join(', ')})`);
+    const physical = mapping && mapping !== 'none' ? f.metadata['delta.columnMapping.physicalName'] : f.name;
+    // Through the Delta type first (a timestamp is read as TIMESTAMPTZ; the session is in UTC).
+    return `CAST(CAST(${quoteId(physical)} AS ${deltaDuckType(f.type)}) AS ${col.type}) AS ${quoteId(col.name)}`;
+  });
+  const dv = `${name}_dv`;
+  await c.run(`CREATE TEMP TABLE ${dv} (file VARCHAR, pos BIGINT)`);
+  const appender = await c.createAppender(dv);
+  const files = [];
+  let deleted = 0;
+  for (const add of adds) {
+    const file = path.resolve(tableRoot, decodeURIComponent(add.path));
+    files.push(file);
+    for (const pos of deletedPositions(tableRoot, add.deletionVector)) {
+      appender.appendVarchar(file);
+      appender.appendBigInt(BigInt(pos));
+      appender.endRow();
+      ++deleted;
+    }
+  }
+  appender.closeSync();
+  if (files.length === 0) {
+    await c.run(`CREATE TEMP TABLE ${name} (${columns.map((col) => `${quoteId(col.name)} ${col.type}`).join(', ')})`);
+  } else {
+    await c.run(`CREATE TEMP TABLE ${name} AS
+      SELECT ${select.join(', ')}
+      FROM read_parquet([${files.map(lit).join(', ')}], filename = true, file_row_number = true) r
+      ANTI JOIN ${dv} ON ${dv}.file = r.filename AND ${dv}.pos = r.file_row_number`);
+  }
+  return { files: files.length, deleted_by_dv: deleted };
+}
+
+/** The correct final table from the workload's CSV files: per key the event with the highest lsn
+ *  (load rows have the lowest), kept unless it is a delete. Two different events with one key and
+ *  lsn would make the answer ambiguous: that fails. */
+async function loadExpected(c, dir, name, columns) {
+  const w = JSON.parse(fs.readFileSync(path.join(dir, 'workload.json'), 'utf8'));
+  const csvColumns = [...columns, { name: '_op', type: 'VARCHAR' }, { name: 'commit_lsn', type: 'BIGINT' }, { name: 'lsn', type: 'BIGINT' }];
+  const files = [w.load.csv, ...w.batch_files.map((b) => b.csv)].map((f) => path.join(dir, f));
+  const names = columns.map((col) => quoteId(col.name));
+  await c.run(`CREATE TEMP TABLE ${name}_events AS
+    ${files.map((f) => `SELECT * FROM ${readCsv(f, csvColumns)}`).join('\nUNION ALL\n')}`);
+  const events = Number((await c.runAndReadAll(`SELECT count(*) FROM ${name}_events`)).getRows()[0][0]);
+  const ambiguous = Number(
+    (await c.runAndReadAll(`SELECT count(*) FROM (SELECT id, lsn FROM (SELECT DISTINCT * FROM ${name}_events)
+      GROUP BY id, lsn HAVING count(*) > 1)`)).getRows()[0][0],
+  );
+  if (ambiguous > 0) throw new Error(`${dir}: ${ambiguous} (id, lsn) pairs carry different events`);
+  await c.run(`CREATE TEMP TABLE ${name} AS
+    SELECT ${names.join(', ')} FROM (
+      SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY lsn DESC) AS rn FROM ${name}_events
+    ) WHERE rn = 1 AND _op <> 'd'`);
+  await c.run(`DROP TABLE ${name}_events`);
+  return { events, files: files.length };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const w = JSON.parse(fs.readFileSync(path.join(args.workload, 'workload.json'), 'utf8'));
+  const columns = w.columns.map((col) => ({ name: col.name, type: duckType(col.sql) }));
+  if (columns[0]?.name !== 'id') throw new Error(`${args.workload}/workload.json: columns must start with id`);
+
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  await c.run("SET TimeZone = 'UTC'");
+  const t0 = performance.now();
+  const left = await loadSpec(c, args.left, 'left_rows', args.workload, columns);
+  const right = await loadSpec(c, args.right, 'right_rows', args.workload, columns);
+  const count = async (sql) => Number((await c.runAndReadAll(sql)).getRows()[0][0]);
+  const cols = columns.map((col) => quoteId(col.name)).join(', ');
+  const diff = `
+    SELECT 'left only' AS side, * FROM (SELECT ${cols} FROM left_rows EXCEPT ALL SELECT ${cols} FROM right_rows)
+    UNION ALL
+    SELECT 'right only' AS side, * FROM (SELECT ${cols} FROM right_rows EXCEPT ALL SELECT ${cols} FROM left_rows)`;
+  await c.run(`CREATE TEMP TABLE diff AS ${diff}`);
+  const differences = await count('SELECT count(*) FROM diff');
+  if (differences > 0) {
+    const text = columns.map((col) => `${quoteId(col.name)}::VARCHAR AS ${quoteId(col.name)}`).join(', ');
+    const sample = await c.runAndReadAll(`SELECT side, ${text} FROM diff ORDER BY id, side LIMIT 5`);
+    for (const row of sample.getRowObjects()) process.stderr.write(`differs: ${JSON.stringify(row)}\n`);
+  }
+  const result = {
+    compare: args.label ?? `${left.spec} vs ${right.spec}`,
+    left: left.spec,
+    right: right.spec,
+    left_rows: await count('SELECT count(*) FROM left_rows'),
+    right_rows: await count('SELECT count(*) FROM right_rows'),
+    differences,
+    ms: Math.round(performance.now() - t0),
+  };
+  // What each side's reading found (files, deletion vectors, events), where there is any.
+  for (const [key, info] of [['left_info', left], ['right_info', right]]) {
+    const { spec, ...rest } = info;
+    if (Object.keys(rest).length > 0) result[key] = rest;
+  }
+  console.log(JSON.stringify(result));
+  c.closeSync();
+  db.closeSync();
+  if (differences > 0) process.exitCode = 1;
+}
+
+main().catch((e) => {
+  process.stderr.write(`cdc_compare: ${e.stack ?? e.message}\n`);
+  process.exit(2);
+});
