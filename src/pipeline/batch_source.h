@@ -48,6 +48,10 @@ class BatchSource {
   virtual std::vector<sources::SourceCount> Counts() const { return {}; }
 };
 
+/// `inner`, with each next batch read on a thread of its own while the caller works on the
+/// current one (one batch ahead). Counts() and the other queries wait for a read in progress.
+std::unique_ptr<BatchSource> ReadingAhead(std::unique_ptr<BatchSource> inner);
+
 /// A table read as a stream from just after the version `position` records ({"table": name,
 /// "version": v}; null: from the start). A table that does not exist yet has nothing to read.
 Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,

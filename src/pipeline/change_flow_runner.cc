@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "apply/quarantine.h"
+#include "base/read_ahead.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "pipeline/file_input_internal.h"
@@ -174,39 +175,59 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     return true;
   };
 
+  // The files' batches in order, each file's end marked, read one batch ahead on a thread of
+  // its own (decoding the next batch overlaps applying this one).
+  struct FileBatch {
+    size_t slot = 0;                           // in `opened`
+    std::optional<change::ChangeBatch> batch;  // nullopt: the file's end
+  };
+  std::vector<bool> fixed_schema;
+  for (const OpenFile& file : opened) fixed_schema.push_back(file.source->schema() != nullptr);
+  size_t reading = 0;
+  ReadAhead<FileBatch> ahead([&]() -> Result<std::optional<FileBatch>> {
+    if (reading >= opened.size()) return std::optional<FileBatch>();
+    OpenFile& file = opened[reading];
+    auto next = NextBatch(file);
+    if (!next.ok()) return InFile(next.status(), files[static_cast<size_t>(file.index)].path);
+    FileBatch item{reading, std::move(*next)};
+    if (!item.batch) ++reading;
+    return std::optional<FileBatch>(std::move(item));
+  });
+
   PendingRows pending;
-  for (OpenFile& file : opened) {
+  while (true) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<FileBatch> item, ahead.Next());
+    if (!item) break;
+    OpenFile& file = opened[item->slot];
     const std::string& path = files[static_cast<size_t>(file.index)].path;
-    const bool fixed_schema = file.source->schema() != nullptr;
-    while (true) {
-      auto next = NextBatch(file);
-      if (!next.ok()) return InFile(next.status(), path);
-      if (!next->has_value()) break;
-      change::ChangeBatch batch = std::move(**next);
-      if (!fixed_schema && batch.rows.num_rows() > 0 && !TruncatesOnly(flow, batch.rows)) {
-        Status valid = apply::ValidateFlow(flow, batch.rows.schema());
-        if (!valid.ok()) {
-          summary->usage_error = true;
-          return valid.WithContext(path);
-        }
+    if (!item->batch) {
+      AddSourceCounts(file.source->Counts(), &summary->source_counts);
+      continue;
+    }
+    change::ChangeBatch batch = std::move(*item->batch);
+    if (!fixed_schema[item->slot] && batch.rows.num_rows() > 0 &&
+        !TruncatesOnly(flow, batch.rows)) {
+      Status valid = apply::ValidateFlow(flow, batch.rows.schema());
+      if (!valid.ok()) {
+        summary->usage_error = true;
+        return valid.WithContext(path);
       }
-      if (!pending.Accepts(batch.rows.schema())) {
-        // A column's type changed mid-stream: the rows so far go as a batch of their own.
-        if (!pending.empty()) {
-          change::ChangeBatch head = pending.Take(0);
-          CDCLAKE_RETURN_IF_ERROR(apply_batch(head, pending.last_taken()));
-          if (limit_reached()) return Status::OK();
-        }
-        pending = PendingRows();
-      }
-      CDCLAKE_RETURN_IF_ERROR(pending.Add(std::move(batch), path, file.index));
-      while (options.batch_size > 0 && pending.num_rows() >= options.batch_size) {
-        change::ChangeBatch head = pending.Take(options.batch_size);
+    }
+    if (!pending.Accepts(batch.rows.schema())) {
+      // A column's type changed mid-stream: the rows so far go as a batch of their own.
+      if (!pending.empty()) {
+        change::ChangeBatch head = pending.Take(0);
         CDCLAKE_RETURN_IF_ERROR(apply_batch(head, pending.last_taken()));
         if (limit_reached()) return Status::OK();
       }
+      pending = PendingRows();
     }
-    AddSourceCounts(file.source->Counts(), &summary->source_counts);
+    CDCLAKE_RETURN_IF_ERROR(pending.Add(std::move(batch), path, file.index));
+    while (options.batch_size > 0 && pending.num_rows() >= options.batch_size) {
+      change::ChangeBatch head = pending.Take(options.batch_size);
+      CDCLAKE_RETURN_IF_ERROR(apply_batch(head, pending.last_taken()));
+      if (limit_reached()) return Status::OK();
+    }
   }
   if (!pending.empty()) {
     change::ChangeBatch rest = pending.Take(0);

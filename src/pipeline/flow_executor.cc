@@ -88,6 +88,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
                      std::optional<change::SourcePosition> quarantined_before,
                      bool add_bronze_columns, FlowOutcome* outcome) {
   CDCLAKE_ASSIGN_OR_RETURN(int64_t batch_no, LastFlowBatch(fs, flow.target_folder, flow.name));
+  // The next batch is read (decoded) while this one is applied: the second core's work.
+  source = ReadingAhead(std::move(source));
   outcome->input_from = source->StartText();
   outcome->input_to = outcome->input_from;
   std::unique_ptr<apply::Applier> applier;
