@@ -8,7 +8,7 @@ CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Test binaries that read untrusted bytes; they run again under the sanitizers.
 SANITIZED_TESTS ?= base_test io_test parquet_test json_test delta_test change_test sql_test sources_test
 
-.PHONY: all setup build run test unit-test sanitize-test format format-check tidy bench clean
+.PHONY: all setup build run test unit-test sanitize-test format format-check tidy bench bench-full bench-micro clean
 
 all: build
 
@@ -43,8 +43,18 @@ REV ?= HEAD~1
 tidy: build
 	@git diff --name-only $(REV) -- '*.cc' | xargs -r clang-tidy -p $(BUILD) --quiet --extra-arg=-Wno-unknown-warning-option
 
+# The side-by-side apply benchmark (DuckDB, PostgreSQL), writing docs/benchmarks.md and .svg:
+# `bench` is the short run (1M and 2M keys), `bench-full` the long one (1M, 10M, 50M keys); the
+# environment variables at the top of scripts/bench override sizes and batches.
+# `bench-micro` runs the micro-benchmarks of cdclake's parts (scripts/bench-micro).
 bench: build
-	@scripts/bench
+	@CDCLAKE_BENCH_BUILD=$(BUILD) scripts/bench short
+
+bench-full: build
+	@CDCLAKE_BENCH_BUILD=$(BUILD) scripts/bench full
+
+bench-micro: build
+	@CDCLAKE_BENCH_BUILD=$(BUILD) scripts/bench-micro
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -220,6 +220,9 @@ WHEN NOT MATCHED THEN INSERT (${names.join(', ')}, commit_lsn, lsn, is_deleted)
     if (lakeDir && changed > 0) {
       const t2 = performance.now();
       rewritten = await writeLake(lakeName);
+      // The new file replaces the table's old one, as an overwrite of a lake table does (and
+      // a 50M-row table's copies would not fit on the disk otherwise).
+      if (lakeFile) fs.rmSync(lakeFile.file, { force: true });
       lakeFile = rewritten;
       rewriteMs = ms(t2);
     }
