@@ -1,6 +1,7 @@
 // Parquet write and read throughput: N rows of (int64, double, 20-byte string, nullable int)
 // with snappy, written to a local file and read back in full. Prints one JSON line per phase.
-// Run through scripts/bench, which puts DuckDB (one thread) beside it on the same data shape.
+// Run through scripts/bench-micro, which puts DuckDB (one thread) beside it on the same data shape;
+// the writer runs on one thread too (WriterOptions::threads = 1), like DuckDB here.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +65,9 @@ int Run(int argc, char** argv) {
     batches.push_back(MakeBatch(b, std::min(rows, b + kSlice)));
 
   auto start = std::chrono::steady_clock::now();
-  auto writer = parquet::FileWriter::Open(fs, path, batches[0].schema());
+  parquet::WriterOptions options;
+  options.threads = 1;
+  auto writer = parquet::FileWriter::Open(fs, path, batches[0].schema(), options);
   if (!writer.ok()) return std::fprintf(stderr, "%s\n", writer.status().ToString().c_str()), 1;
   for (const auto& b : batches) {
     Status s = (*writer)->Write(b);
