@@ -28,7 +28,9 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const ENGINES = ['cdclake-apply', 'cdclake-run', 'duckdb-merge', 'duckdb-lake', 'postgres'];
+const ENGINES = ['cdclake-apply', 'cdclake-run', 'duckdb-memory', 'duckdb-merge', 'duckdb-lake', 'postgres'];
+// DuckDB's in-memory table takes about this much per row (measured: ~460 MB per million rows).
+const DUCKDB_MEMORY_BYTES_PER_ROW = 480;
 const USAGE =
   'usage: cdc_bench.mjs --sizes K[,K...] --batches B --batch N --late F --duplicate D --out RESULTS.jsonl\n' +
   `       [--engines ${ENGINES.join(',')}] [--keep DIR] [--build DIR] [--seed S] [--batch-rows R]`;
@@ -244,6 +246,9 @@ async function main() {
         cmd = ['cdc_cdclake.mjs', ['--workload', w, '--engine', engine.slice('cdclake-'.length),
           '--cli', path.join(args.build, 'cdclake'), '--dir', dir,
           ...(args.batchRows ? ['--batch-rows', String(args.batchRows)] : [])]];
+      } else if (engine === 'duckdb-memory') {
+        // DuckDB's best case: the table in memory, nothing durable.
+        cmd = ['cdc_peer_duckdb.mjs', ['--workload', w, '--mode', 'merge', '--dump', dump]];
       } else if (engine === 'duckdb-merge') {
         // A database file, not memory: durable like the other engines' tables, and a 50M-row
         // table would not fit in this machine's memory (about 460 MB per million rows).
@@ -256,6 +261,12 @@ async function main() {
           '--dump', dump]];
       } else {
         cmd = ['cdc_peer_postgres.mjs', ['--workload', w, '--dump', dump]];
+      }
+      if (engine === 'duckdb-memory' && keys * DUCKDB_MEMORY_BYTES_PER_ROW > os.totalmem() / 2) {
+        const reason = `${keys} keys would take about ${Math.round((keys * DUCKDB_MEMORY_BYTES_PER_ROW) / 2 ** 30)} GiB, more than half the memory`;
+        note(`skipping ${engine}: ${reason}`);
+        record({ record: 'skipped', engine, keys_initial: keys, reason });
+        continue;
       }
       note(`${keys} keys: ${engine}`);
       let table = null;

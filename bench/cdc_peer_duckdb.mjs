@@ -130,7 +130,8 @@ async function main() {
       allow_quoted_nulls = false, columns = ${csvColumns})`;
   };
 
-  const engine = args.mode === 'lake' ? 'duckdb-lake' : 'duckdb-merge';
+  // MERGE into a table in a database file, or in memory (DuckDB's best case, nothing durable).
+  const engine = args.mode === 'lake' ? 'duckdb-lake' : args.db ? 'duckdb-merge' : 'duckdb-memory';
   if (args.db && fs.existsSync(args.db)) throw new Error(`--db ${args.db}: already exists (a fresh database is needed)`);
   const db = await DuckDBInstance.create(args.db ?? ':memory:');
   const c = await db.connect();
