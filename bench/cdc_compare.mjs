@@ -14,8 +14,10 @@
 // Prints one JSON line {"compare","left","right","left_rows","right_rows","differences"}, up to 5
 // differing rows on stderr, and exits 1 if any row differs.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { duckType, headerLine, lit, quoteId, readWorkload } from './cdc_common.mjs';
 import { deletedPositions, duckType as deltaDuckType, replayLog } from '../tests/duckdb/delta_log.mjs';
 
 const toolsRequire = createRequire(new URL('../tools/package.json', import.meta.url));
@@ -42,29 +44,6 @@ function parseArgs(argv) {
   }
   if (!args.workload || !args.left || !args.right) throw new Error(USAGE);
   return args;
-}
-
-const lit = (s) => `'${String(s).replaceAll("'", "''")}'`;
-const quoteId = (name) => `"${name.replaceAll('"', '""')}"`;
-
-/** The workload's SQL type names (STRING, INT, ...) as DuckDB's. */
-function duckType(sql) {
-  const t = sql.trim().toUpperCase();
-  if (t === 'STRING' || t === 'TEXT') return 'VARCHAR';
-  if (t === 'INT') return 'INTEGER';
-  return t;
-}
-
-/** The header line of a CSV file (read from its first bytes only). */
-function headerLine(file) {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(65536);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n).toString('utf8').split('\n')[0].replace(/\r$/, '');
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** A typed RFC 4180 read of `file` (NULL = empty unquoted field, "" = empty string), its header
@@ -141,7 +120,7 @@ async function loadDelta(c, tableRoot, name, columns) {
  *  (load rows have the lowest), kept unless it is a delete. Two different events with one key and
  *  lsn would make the answer ambiguous: that fails. */
 async function loadExpected(c, dir, name, columns) {
-  const w = JSON.parse(fs.readFileSync(path.join(dir, 'workload.json'), 'utf8'));
+  const w = readWorkload(dir);
   const csvColumns = [...columns, { name: '_op', type: 'VARCHAR' }, { name: 'commit_lsn', type: 'BIGINT' }, { name: 'lsn', type: 'BIGINT' }];
   const files = [w.load.csv, ...w.batch_files.map((b) => b.csv)].map((f) => path.join(dir, f));
   const names = columns.map((col) => quoteId(col.name));
@@ -163,11 +142,19 @@ async function loadExpected(c, dir, name, columns) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const w = JSON.parse(fs.readFileSync(path.join(args.workload, 'workload.json'), 'utf8'));
+  const w = readWorkload(args.workload);
   const columns = w.columns.map((col) => ({ name: col.name, type: duckType(col.sql) }));
   if (columns[0]?.name !== 'id') throw new Error(`${args.workload}/workload.json: columns must start with id`);
 
-  const db = await DuckDBInstance.create(':memory:');
+  // At 50M rows the two tables outgrow memory: DuckDB spills past half the RAM instead of
+  // taking all of it (an unbounded compare once stalled the machine).
+  const spill = fs.mkdtempSync(path.join(os.tmpdir(), 'cdc-compare-'));
+  process.on('exit', () => fs.rmSync(spill, { recursive: true, force: true }));
+  const db = await DuckDBInstance.create(':memory:', {
+    memory_limit: `${Math.floor(os.totalmem() / 2 / 2 ** 20)}MB`,
+    temp_directory: spill,
+    preserve_insertion_order: 'false',
+  });
   const c = await db.connect();
   await c.run("SET TimeZone = 'UTC'");
   const t0 = performance.now();

@@ -26,6 +26,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { duckType, headerLine, lit, quoteId, readWorkload } from './cdc_common.mjs';
 
 // The npm tools live in tools/ (installed by scripts/setup).
 const toolsRequire = createRequire(new URL('../tools/package.json', import.meta.url));
@@ -52,37 +53,6 @@ function parseArgs(argv) {
     throw new Error('--threads: a positive integer');
   }
   return args;
-}
-
-const lit = (s) => `'${String(s).replaceAll("'", "''")}'`;
-const quoteId = (name) => `"${name.replaceAll('"', '""')}"`;
-
-/** The workload's SQL type names (STRING, INT, ...) as DuckDB's. */
-function duckType(sql) {
-  const t = sql.trim().toUpperCase();
-  if (t === 'STRING' || t === 'TEXT') return 'VARCHAR';
-  if (t === 'INT') return 'INTEGER';
-  return t;
-}
-
-/** workload.json, with its columns checked: the key `id` first. */
-function readWorkload(dir) {
-  const w = JSON.parse(fs.readFileSync(path.join(dir, 'workload.json'), 'utf8'));
-  if (!Array.isArray(w.columns) || w.columns[0]?.name !== 'id') throw new Error(`${dir}/workload.json: columns must start with id`);
-  if (!Array.isArray(w.batch_files) || w.batch_files.length === 0) throw new Error(`${dir}/workload.json: no batch_files`);
-  return w;
-}
-
-/** The header line of a CSV file (read from its first bytes only). */
-function headerLine(file) {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(65536);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n).toString('utf8').split('\n')[0].replace(/\r$/, '');
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 // Peak RSS (VmHWM) and RSS of this process in MB, and the reset of the peak to the current RSS.

@@ -34,6 +34,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { lit, quoteId, readWorkload } from './cdc_common.mjs';
 
 const USAGE = 'usage: cdc_peer_postgres.mjs --workload W [--dump FILE] [--bin PG_BIN_DIR]';
 
@@ -84,8 +85,6 @@ function runAs(user, bin, args, input) {
   return r.stdout;
 }
 
-const lit = (s) => `'${String(s).replaceAll("'", "''")}'`;
-const quoteId = (name) => `"${name.replaceAll('"', '""')}"`;
 const round1 = (x) => Math.round(x * 10) / 10;
 
 /** The workload's SQL type names as PostgreSQL's (TIMESTAMP stays without a time zone). */
@@ -209,7 +208,7 @@ function serverPeakMb(dataDir) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const w = JSON.parse(fs.readFileSync(path.join(args.workload, 'workload.json'), 'utf8'));
+  const w = readWorkload(args.workload);
   if (!Array.isArray(w.columns) || w.columns[0]?.name !== 'id') throw new Error(`${args.workload}/workload.json: columns must start with id`);
   if (!Array.isArray(w.batch_files) || w.batch_files.length === 0) throw new Error(`${args.workload}/workload.json: no batch_files`);
   const names = w.columns.map((c) => quoteId(c.name));
