@@ -2,6 +2,7 @@
 #include "parquet/writer/file_writer.h"
 
 #include <algorithm>
+#include <functional>
 #include <thread>
 
 #include "base/bytes.h"
@@ -101,44 +102,44 @@ Status FileWriter::EncodeFields(const data::RecordBatch& batch, int64_t begin, i
   return Status::OK();
 }
 
-Status FileWriter::EncodeSlice(const data::RecordBatch& batch, int64_t begin, int64_t end) {
-  // Fields go to the threads in turn (0, 2, 4, ... and 1, 3, 5, ...); each column chunk is
-  // written by one thread only, so the file is the same whatever the thread count.
-  const size_t fields = schema_.fields().size();
-  const size_t threads = (end - begin) >= kParallelSliceRows
-                             ? std::min(fields, static_cast<size_t>(std::max(1, options_.threads)))
-                             : 1;
-  if (threads <= 1) return EncodeFields(batch, begin, end, 0, 1);
-  std::vector<Status> statuses(threads);
+namespace {
+
+// Runs part(0) .. part(parts - 1), part 0 on the calling thread and each other on a thread of
+// its own; the first error, after all have finished.
+Status RunParts(size_t parts, const std::function<Status(size_t)>& part) {
+  std::vector<Status> statuses(parts);
   std::vector<std::thread> helpers;
-  helpers.reserve(threads - 1);
-  for (size_t t = 1; t < threads; ++t) {
-    helpers.emplace_back([&, t] { statuses[t] = EncodeFields(batch, begin, end, t, threads); });
-  }
-  statuses[0] = EncodeFields(batch, begin, end, 0, threads);
+  helpers.reserve(parts > 0 ? parts - 1 : 0);
+  for (size_t t = 1; t < parts; ++t) helpers.emplace_back([&, t] { statuses[t] = part(t); });
+  if (parts > 0) statuses[0] = part(0);
   for (auto& h : helpers) h.join();
   for (auto& s : statuses) CDCLAKE_RETURN_IF_ERROR(s);
   return Status::OK();
 }
 
+// How many threads work on `items` column chunks (or fields) of a slice or row group of `rows`.
+size_t ThreadsFor(const WriterOptions& options, size_t items, int64_t rows) {
+  if (rows < kParallelSliceRows) return 1;
+  return std::max<size_t>(1, std::min(items, static_cast<size_t>(std::max(1, options.threads))));
+}
+
+}  // namespace
+
+Status FileWriter::EncodeSlice(const data::RecordBatch& batch, int64_t begin, int64_t end) {
+  // Fields go to the threads in turn (0, 2, 4, ... and 1, 3, 5, ...); each column chunk is
+  // written by one thread only, so the file is the same whatever the thread count.
+  const size_t threads = ThreadsFor(options_, schema_.fields().size(), end - begin);
+  return RunParts(threads, [&](size_t t) { return EncodeFields(batch, begin, end, t, threads); });
+}
+
 Status FileWriter::SealChunks() {
-  const size_t threads =
-      std::min(chunks_.size(), static_cast<size_t>(std::max(1, options_.threads)));
-  auto seal = [&](size_t first) {
+  const size_t threads = ThreadsFor(options_, chunks_.size(), row_group_rows_);
+  return RunParts(threads, [&](size_t first) {
     for (size_t c = first; c < chunks_.size(); c += threads) {
       CDCLAKE_RETURN_IF_ERROR(chunks_[c]->Seal());
     }
     return Status::OK();
-  };
-  if (threads <= 1 || row_group_rows_ < kParallelSliceRows) return seal(0);
-  std::vector<Status> statuses(threads);
-  std::vector<std::thread> helpers;
-  helpers.reserve(threads - 1);
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back([&, t] { statuses[t] = seal(t); });
-  statuses[0] = seal(0);
-  for (auto& h : helpers) h.join();
-  for (auto& s : statuses) CDCLAKE_RETURN_IF_ERROR(s);
-  return Status::OK();
+  });
 }
 
 Status FileWriter::FlushRowGroup() {
