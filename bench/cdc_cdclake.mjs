@@ -29,6 +29,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { readWorkload } from './cdc_common.mjs';
 
 const USAGE =
   'usage: cdc_cdclake.mjs --workload W --engine apply|run --cli PATH --dir WORKDIR [--batch-rows N] [--pipeline FILE]';
@@ -182,7 +183,7 @@ function describe(cli, table) {
 function main() {
   const args = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(TIME)) throw new Error(`${TIME} is missing: install the Debian package time (scripts/setup)`);
-  const w = JSON.parse(fs.readFileSync(path.join(args.workload, 'workload.json'), 'utf8'));
+  const w = readWorkload(args.workload);
   const engine = `cdclake-${args.engine}`;
   const print = (o) => process.stdout.write(`${JSON.stringify({ engine, keys_initial: w.keys_initial, ...o })}\n`);
 
