@@ -16,6 +16,7 @@ struct SourcePosition {
   std::string file;
   int64_t line = 0;         // 1-based line (or record number) in `file`; 0 when unknown
   int64_t byte_offset = 0;  // offset of the record's first byte in `file`
+  int64_t byte_end = 0;     // offset just past the record, its terminator included; 0: unknown
 };
 
 /// An input record that could not become a row: its raw text, where it was, and why.

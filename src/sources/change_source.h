@@ -39,6 +39,21 @@ bool IsChangeStreamFormat(SourceFormat format);
 /// The metadata columns change-stream readers add after the table's columns.
 const std::vector<std::string>& ChangeStreamColumns();
 
+/// A record's place in a file: [byte_offset, byte_end).
+struct RecordSpan {
+  int64_t byte_offset = 0;
+  int64_t byte_end = 0;
+};
+
+/// An unterminated record at the end of a file that is not a whole record yet (its writer has
+/// not finished it): neither a row nor a rejected record, and not consumed, so a later run reads
+/// it again once it is complete.
+struct PendingRecord {
+  int64_t line = 0;  // 1-based line (or record number) where it starts
+  int64_t byte_offset = 0;
+  int64_t bytes = 0;  // how many bytes of it are there so far
+};
+
 struct ChangeSourceOptions {
   /// Types to read columns as (see ChangeFileReader, DebeziumReader, SqlServerCdcReader).
   /// Fields named like a change-stream column are not passed to the Debezium and SQL Server
@@ -52,6 +67,11 @@ struct ChangeSourceOptions {
   /// kDebezium: keep each row's record text in ChangeBatch::raw (DebeziumOptions::keep_row_text).
   /// Off, raw is empty for rows, which saves a copy of every record.
   bool keep_row_text = true;
+  /// The last record an earlier run consumed in this file, when it ended the file without a
+  /// terminator (ChangeSource::UnterminatedLast then). If the record starting at its offset now
+  /// ends elsewhere (bytes were appended to it), it comes back as a rejected record holding both
+  /// versions, with a reason that says so, instead of being taken as the record already read.
+  std::optional<RecordSpan> unterminated_last;
 };
 
 /// A count a source keeps of records that are not rows, e.g. Kafka tombstones.
@@ -88,6 +108,15 @@ class ChangeSource {
 
   /// Counts() as one line, "label: value" joined by "; " (empty when there are none).
   virtual std::string CountsSummary() const;
+
+  /// Once Next() has returned nullopt: the unterminated last record that is not whole yet
+  /// (PendingRecord), if the file ends in one; nullopt otherwise.
+  virtual std::optional<PendingRecord> Pending() const { return std::nullopt; }
+
+  /// Once Next() has returned nullopt: the span of the last record returned (row or rejected)
+  /// when it ended the file without a terminator, so a later run can tell whether bytes were
+  /// appended to it (ChangeSourceOptions::unterminated_last); nullopt otherwise.
+  virtual std::optional<RecordSpan> UnterminatedLast() const { return std::nullopt; }
 
  protected:
   ChangeSource(SourceFormat format, std::string path) : format_(format), path_(std::move(path)) {}
