@@ -5,6 +5,11 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Rebuilds reuse earlier compiles through ccache where it is installed (it is optional).
+CCACHE := $(shell command -v ccache 2>/dev/null)
+ifneq ($(CCACHE),)
+CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
+endif
 # Test binaries that read untrusted bytes; they run again under the sanitizers.
 SANITIZED_TESTS ?= base_test io_test parquet_test json_test delta_test change_test sql_test sources_test
 
