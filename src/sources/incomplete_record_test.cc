@@ -153,8 +153,8 @@ TEST(IncompleteRecords, CsvWholeLastRecordIsReadAndAppendedBytesAreQuarantined) 
 
 TEST(IncompleteRecords, JsonLinesCutLastLineIsPending) {
   const std::string head = "{\"id\":1,\"v\":\"a\"}\n";
-  for (const std::string& cut : {"{\"id\":3,\"v\"", "{\"id\":3,\"v\":\"c", "{\"id\":3,\"v\":tr",
-                                 "{\"id\":3", "{\"id\":3.", "{"}) {
+  for (std::string cut : {"{\"id\":3,\"v\"", "{\"id\":3,\"v\":\"c", "{\"id\":3,\"v\":tr",
+                          "{\"id\":3", "{\"id\":3.", "{"}) {
     Read read = ReadOnce(head + cut, SourceFormat::kJsonLines);
     EXPECT_EQ(read.rows, 1) << cut;
     EXPECT_TRUE(read.rejected.empty()) << cut << ": " << read.rejected[0].reason;
@@ -164,7 +164,7 @@ TEST(IncompleteRecords, JsonLinesCutLastLineIsPending) {
     EXPECT_EQ(read.pending->bytes, Size(cut));
   }
   // Invalid before its end, or cut but with its line ending: never whole, rejected.
-  for (const std::string& bad : {"{\"id\":3,,", "{\"id\":3,\"v\"\n"}) {
+  for (std::string bad : {"{\"id\":3,,", "{\"id\":3,\"v\"\n"}) {
     Read read = ReadOnce(head + bad, SourceFormat::kJsonLines);
     EXPECT_EQ(read.rejected.size(), 1u) << bad;
     EXPECT_FALSE(read.pending.has_value()) << bad;
