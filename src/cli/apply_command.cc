@@ -273,6 +273,7 @@ void PrintSummary(const pipeline::FlowRunSummary& t, std::ostream& out) {
   for (const auto& [label, value] : lines) {
     out << label << std::string(width + 2 - label.size(), ' ') << value << "\n";
   }
+  for (const sources::PendingFile& p : t.pending) out << sources::DescribePending(p) << "\n";
 }
 
 // Snapshot input (--from-snapshots, --snapshot): the flow's keys, SCD type and columns, no

@@ -129,6 +129,9 @@ void PrintSummary(const pipeline::PipelineRunSummary& summary, std::ostream& out
   for (const pipeline::FlowSummary& f : summary.flows) {
     if (!f.status.ok()) out << "flow " << f.flow << " failed: " << f.status.ToString() << "\n";
     if (!f.skipped.empty()) out << "flow " << f.flow << " skipped: " << f.skipped << "\n";
+    for (const sources::PendingFile& p : f.outcome.pending) {
+      out << "flow " << f.flow << ": " << sources::DescribePending(p) << "\n";
+    }
   }
 }
 

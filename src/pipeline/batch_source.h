@@ -46,6 +46,10 @@ class BatchSource {
   /// Counts of records that are not rows (Debezium tombstones, SQL Server before-images), so
   /// far; empty for tables.
   virtual std::vector<sources::SourceCount> Counts() const { return {}; }
+
+  /// Records the files read so far end in that are not whole yet (ChangeSource::Pending);
+  /// empty for tables.
+  virtual std::vector<sources::PendingFile> Pending() const { return {}; }
 };
 
 /// `inner`, with each next batch read on a thread of its own while the caller works on the

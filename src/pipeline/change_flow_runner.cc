@@ -90,6 +90,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     const RunFile& file = files[i];
     sources::ChangeSourceOptions source_options;
     source_options.file_format = file.file_format;
+    source_options.sequence_columns = flow.sequence_by;
     if (!known.empty()) source_options.schema = data::Schema(known);
     if (options.batch_size > 0) {
       source_options.batch_rows = std::min<int64_t>(options.batch_size, 1 << 16);
@@ -202,6 +203,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     const std::string& path = files[static_cast<size_t>(file.index)].path;
     if (!item->batch) {
       AddSourceCounts(file.source->Counts(), &summary->source_counts);
+      if (auto p = file.source->Pending()) summary->pending.push_back({path, *p});
       continue;
     }
     change::ChangeBatch batch = std::move(*item->batch);

@@ -49,6 +49,9 @@ struct FlowRunSummary {
   std::vector<int64_t> versions;  // target versions written
   std::vector<int64_t> quarantine_versions;         // quarantine table versions written
   std::vector<sources::SourceCount> source_counts;  // summed by label, first seen first
+  /// Records the files end in that are not whole yet (one at most per file): not read, so a
+  /// later run reads them once their writer has finished them.
+  std::vector<sources::PendingFile> pending;
   std::string quarantine_table;
   /// Where this run started reading, when it continued an earlier run's position.
   std::optional<FlowPosition> resumed_from;

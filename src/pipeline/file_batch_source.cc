@@ -14,20 +14,23 @@ namespace {
 class FileBatchSource : public BatchSource {
  public:
   FileBatchSource(io::FileSystem& fs, RunFiles run, ResumePoint resume,
-                  std::vector<data::Field> known, int64_t batch_rows, bool keep_row_text)
+                  std::vector<data::Field> known, int64_t batch_rows, bool keep_row_text,
+                  std::vector<std::string> sequence_columns)
       : fs_(fs),
         run_(std::move(run)),
         resume_(std::move(resume)),
         next_file_(resume_.first),
         known_(std::move(known)),
         batch_rows_(std::max<int64_t>(batch_rows, 1)),
-        keep_row_text_(keep_row_text) {}
+        keep_row_text_(keep_row_text),
+        sequence_columns_(std::move(sequence_columns)) {}
 
   std::string StartText() const override {
     return resume_.resumed_from ? resume_.resumed_from->ToString() : "start";
   }
 
   std::vector<sources::SourceCount> Counts() const override { return counts_; }
+  std::vector<sources::PendingFile> Pending() const override { return pending_files_; }
 
   std::optional<change::SourcePosition> QuarantinedBefore() const override {
     return resume_.quarantined_before;
@@ -52,6 +55,7 @@ class FileBatchSource : public BatchSource {
       if (!next.ok()) return InFile(next.status(), path);
       if (!next->has_value()) {
         AddSourceCounts(current_->source->Counts(), &counts_);
+        if (auto p = current_->source->Pending()) pending_files_.push_back({path, *p});
         current_.reset();
         ++files_finished_;
         continue;
@@ -86,6 +90,7 @@ class FileBatchSource : public BatchSource {
     // Appends never quarantine a decoded row, so its record text is not kept (rejected records
     // keep theirs); the apply engine needs it for rows it may quarantine.
     options.keep_row_text = keep_row_text_;
+    options.sequence_columns = sequence_columns_;
     auto source = sources::OpenChangeSource(fs_, file.path, file.format, options);
     if (!source.ok()) return InFile(source.status(), file.path);
     current_ = OpenFile{static_cast<int64_t>(i),
@@ -104,6 +109,7 @@ class FileBatchSource : public BatchSource {
   std::vector<data::Field> known_;
   int64_t batch_rows_;
   bool keep_row_text_;
+  std::vector<std::string> sequence_columns_;  // the AUTO CDC flow's SEQUENCE BY columns
   std::optional<OpenFile> current_;
   PendingRows pending_;
   std::optional<change::ChangeBatch> held_;
@@ -112,6 +118,7 @@ class FileBatchSource : public BatchSource {
   int64_t files_finished_ = 0;
   int64_t written_ms_ = 0;  // the newest modification time of the files opened
   std::vector<sources::SourceCount> counts_;
+  std::vector<sources::PendingFile> pending_files_;
 };
 
 }  // namespace
@@ -137,7 +144,8 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
   std::vector<data::Field> known = KnownTypes(cdc_flow, source.options.schema, snapshot.get());
   return std::unique_ptr<BatchSource>(std::make_unique<FileBatchSource>(
       fs, std::move(run), std::move(resume), std::move(known), batch_rows,
-      /*keep_row_text=*/cdc_flow != nullptr));
+      /*keep_row_text=*/cdc_flow != nullptr,
+      cdc_flow != nullptr ? cdc_flow->sequence_by : std::vector<std::string>()));
 }
 
 }  // namespace cdclake::pipeline

@@ -5,6 +5,7 @@
 #include "delta/snapshot.h"
 #include "pipeline/file_input_internal.h"
 #include "sources/input_discovery.h"
+#include "sql/schema_ddl.h"
 
 namespace cdclake::pipeline {
 
@@ -115,6 +116,20 @@ std::vector<data::Field> KnownTypes(const apply::FlowDefinition* flow,
   }
   for (data::Field& f : from_target) {
     if (!HasField(known, f.name)) known.push_back({f.name, f.type, true});
+  }
+  // The sequence's type as the target's creation fixed it (also when the target does not keep
+  // the column), so a later file never reads its sequence as another type.
+  auto sequence_type = sql::ParseTypeName(target->Property("cdclake.sequenceType"));
+  if (flow != nullptr && !flow->sequence_by.empty() && sequence_type.ok()) {
+    const data::TypePtr& type = *sequence_type;
+    if (flow->sequence_by.size() == 1 && !flow->sequence_is_struct) {
+      if (!HasField(known, flow->sequence_by[0]))
+        known.push_back({flow->sequence_by[0], type, true});
+    } else if (type->is_nested()) {
+      for (const data::Field& member : type->fields()) {
+        if (!HasField(known, member.name)) known.push_back({member.name, member.type, true});
+      }
+    }
   }
   return known;
 }

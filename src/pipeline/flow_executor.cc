@@ -169,6 +169,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     if (execution.on_batch) execution.on_batch(report);
   }
   outcome->source_counts = source->Counts();
+  outcome->pending = source->Pending();
   return Status::OK();
 }
 

@@ -48,6 +48,7 @@ struct FlowOutcome {
   std::vector<int64_t> versions;
   int64_t files = 0;
   std::vector<sources::SourceCount> source_counts;
+  std::vector<sources::PendingFile> pending;  // records not whole yet (BatchSource::Pending)
   std::string input_from;
   std::string input_to;
   bool skipped = false;  // AUTO CDC ONCE after its first run

@@ -142,6 +142,7 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       total.files += outcome.files;
       total.versions.insert(total.versions.end(), outcome.versions.begin(), outcome.versions.end());
       total.source_counts = outcome.source_counts;
+      total.pending = outcome.pending;
       if (total.input_from.empty()) total.input_from = outcome.input_from;
       total.input_to = outcome.input_to;
       if (!status.ok()) {

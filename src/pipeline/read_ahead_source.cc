@@ -22,6 +22,9 @@ class ReadAheadSource : public BatchSource {
   std::vector<sources::SourceCount> Counts() const override {
     return ahead_.Paused([this] { return inner_->Counts(); });
   }
+  std::vector<sources::PendingFile> Pending() const override {
+    return ahead_.Paused([this] { return inner_->Pending(); });
+  }
 
  private:
   std::unique_ptr<BatchSource> inner_;

@@ -21,6 +21,10 @@ class FileChangeSource final : public ChangeSource {
 
   const data::Schema* schema() const override { return &reader_->schema(); }
   Result<std::optional<change::ChangeBatch>> Next() override { return reader_->Next(); }
+  std::optional<PendingRecord> Pending() const override { return reader_->Pending(); }
+  std::optional<RecordSpan> UnterminatedLast() const override {
+    return reader_->UnterminatedLast();
+  }
 
  private:
   std::unique_ptr<ChangeFileReader> reader_;
@@ -40,6 +44,10 @@ class DebeziumChangeSource final : public ChangeSource {
             {"transaction records ignored", c.transaction_records},
             {"schema changes ignored", c.schema_changes}};
   }
+  std::optional<PendingRecord> Pending() const override { return reader_->Pending(); }
+  std::optional<RecordSpan> UnterminatedLast() const override {
+    return reader_->UnterminatedLast();
+  }
 
  private:
   std::unique_ptr<DebeziumReader> reader_;
@@ -54,6 +62,10 @@ class SqlServerChangeSource final : public ChangeSource {
 
   std::vector<SourceCount> Counts() const override {
     return {{"before-images skipped", reader_->counts().before_images}};
+  }
+  std::optional<PendingRecord> Pending() const override { return reader_->Pending(); }
+  std::optional<RecordSpan> UnterminatedLast() const override {
+    return reader_->UnterminatedLast();
   }
 
  private:
@@ -115,6 +127,13 @@ const std::vector<std::string>& ChangeStreamColumns() {
   return columns;
 }
 
+std::string DescribePending(const PendingFile& pending) {
+  const PendingRecord& r = pending.record;
+  return "1 record pending in " + pending.file + " (line " + std::to_string(r.line) + ", byte " +
+         std::to_string(r.byte_offset) + ", " + std::to_string(r.bytes) +
+         " bytes so far, not whole yet): read once it is complete";
+}
+
 std::string ChangeSource::CountsSummary() const {
   std::string out;
   for (const SourceCount& c : Counts()) {
@@ -134,6 +153,8 @@ Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const
           format == SourceFormat::kCsv ? FileFormat::kCsv : FileFormat::kJsonLines;
       file_options.schema = options.schema;
       file_options.batch_rows = options.batch_rows;
+      file_options.unterminated_last = options.unterminated_last;
+      file_options.sequence_columns = options.sequence_columns;
       CDCLAKE_ASSIGN_OR_RETURN(auto reader, ChangeFileReader::Open(fs, path, file_options));
       return std::unique_ptr<ChangeSource>(
           std::make_unique<FileChangeSource>(format, path, std::move(reader)));
@@ -151,6 +172,7 @@ Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const
       debezium_options.schema = TableColumns(options.schema);
       debezium_options.batch_rows = options.batch_rows;
       debezium_options.keep_row_text = options.keep_row_text;
+      debezium_options.unterminated_last = options.unterminated_last;
       CDCLAKE_ASSIGN_OR_RETURN(auto reader, DebeziumReader::Open(fs, path, debezium_options));
       return std::unique_ptr<ChangeSource>(
           std::make_unique<DebeziumChangeSource>(path, std::move(reader)));
@@ -160,6 +182,7 @@ Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const
       sqlserver_options.format = options.file_format;
       sqlserver_options.schema = TableColumns(options.schema);
       sqlserver_options.batch_rows = options.batch_rows;
+      sqlserver_options.unterminated_last = options.unterminated_last;
       CDCLAKE_ASSIGN_OR_RETURN(auto reader, SqlServerCdcReader::Open(fs, path, sqlserver_options));
       return std::unique_ptr<ChangeSource>(
           std::make_unique<SqlServerChangeSource>(path, std::move(reader)));

@@ -15,6 +15,7 @@
 #include "data/schema.h"
 #include "io/file_system.h"
 #include "sources/files/change_file_reader.h"
+#include "sources/files/record_span.h"
 
 namespace cdclake::sources {
 
@@ -39,21 +40,6 @@ bool IsChangeStreamFormat(SourceFormat format);
 /// The metadata columns change-stream readers add after the table's columns.
 const std::vector<std::string>& ChangeStreamColumns();
 
-/// A record's place in a file: [byte_offset, byte_end).
-struct RecordSpan {
-  int64_t byte_offset = 0;
-  int64_t byte_end = 0;
-};
-
-/// An unterminated record at the end of a file that is not a whole record yet (its writer has
-/// not finished it): neither a row nor a rejected record, and not consumed, so a later run reads
-/// it again once it is complete.
-struct PendingRecord {
-  int64_t line = 0;  // 1-based line (or record number) where it starts
-  int64_t byte_offset = 0;
-  int64_t bytes = 0;  // how many bytes of it are there so far
-};
-
 struct ChangeSourceOptions {
   /// Types to read columns as (see ChangeFileReader, DebeziumReader, SqlServerCdcReader).
   /// Fields named like a change-stream column are not passed to the Debezium and SQL Server
@@ -72,6 +58,8 @@ struct ChangeSourceOptions {
   /// ends elsewhere (bytes were appended to it), it comes back as a rejected record holding both
   /// versions, with a reason that says so, instead of being taken as the record already read.
   std::optional<RecordSpan> unterminated_last;
+  /// kCsv, kJsonLines: the flow's sequence columns (ChangeFileOptions::sequence_columns).
+  std::vector<std::string> sequence_columns;
 };
 
 /// A count a source keeps of records that are not rows, e.g. Kafka tombstones.
@@ -79,6 +67,9 @@ struct SourceCount {
   std::string label;  // what was counted and what became of it: "Kafka tombstones skipped"
   int64_t value = 0;
 };
+
+/// "1 record pending in FILE (line L, byte B, N bytes so far): read once it is complete".
+std::string DescribePending(const PendingFile& pending);
 
 /// Reads one change file in batches. Rows of every format carry their position (file, line,
 /// byte offset) and raw text; records that do not decode come back in `rejected`. Parquet rows

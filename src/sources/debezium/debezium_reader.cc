@@ -11,6 +11,7 @@
 #include "sources/debezium/event_decoder_internal.h"
 #include "sources/debezium/record_framer_internal.h"
 #include "sources/files/chunked_input_internal.h"
+#include "sources/files/record_tail_internal.h"
 
 namespace cdclake::sources {
 
@@ -41,11 +42,13 @@ bool SameType(const data::TypePtr& a, const data::TypePtr& b) {
 
 // One record read and decoded. For kSyntaxError the framer has already skipped the record and
 // `raw`/`reason` say what and why; for every other outcome the record is still unconsumed.
+// `pending`: the file ends inside the record's JSON; it is neither decoded nor consumed.
 struct Step {
   RecordFramer::Record record;
   Outcome outcome = Outcome::kRow;
   std::string raw;
   std::string reason;
+  bool pending = false;
 };
 
 Result<bool> ReadStep(RecordFramer& framer, EventDecoder& decoder, Step* step) {
@@ -53,11 +56,16 @@ Result<bool> ReadStep(RecordFramer& framer, EventDecoder& decoder, Step* step) {
   if (!more) return false;
   step->outcome = decoder.Decode(step->record.text);
   step->reason.clear();
+  step->pending = false;
   const bool retry = step->outcome == Outcome::kIncomplete ||
                      (step->outcome == Outcome::kSyntaxError && step->record.cut);
   if (retry && !step->record.whole) {
     // The value goes on past its first line.
     CDCLAKE_ASSIGN_OR_RETURN(bool whole, framer.Extend(&step->record, &step->reason));
+    if (!whole && step->record.pending) {
+      step->pending = true;
+      return true;
+    }
     step->outcome = whole ? decoder.Decode(step->record.text) : Outcome::kSyntaxError;
   }
   if (step->outcome == Outcome::kIncomplete) {
@@ -78,13 +86,16 @@ class DebeziumReaderImpl final : public DebeziumReader {
       : input_(std::move(input)),
         observe_input_(std::move(observe_input)),
         path_(std::move(path)),
-        options_(std::move(options)) {
+        options_(std::move(options)),
+        tail_(options_.unterminated_last) {
     framer_ = std::make_unique<RecordFramer>(&input_);
     decoder_ = std::make_unique<EventDecoder>(options_, EventDecoder::Mode::kDecode);
   }
 
   Result<std::optional<change::ChangeBatch>> Next() override;
   const DebeziumCounts& counts() const override { return counts_; }
+  std::optional<PendingRecord> Pending() const override { return tail_.pending(); }
+  std::optional<RecordSpan> UnterminatedLast() const override { return tail_.unterminated_last(); }
 
  private:
   // The first pass, over the whole file through its own input: the types of columns no schema
@@ -95,7 +106,7 @@ class DebeziumReaderImpl final : public DebeziumReader {
     Step step;
     for (;;) {
       CDCLAKE_ASSIGN_OR_RETURN(bool more, ReadStep(framer, observer, &step));
-      if (!more) break;
+      if (!more || step.pending) break;
       if (step.outcome != Outcome::kSyntaxError) framer.Consume(observer.consumed());
     }
     observe_input_.Rewind();
@@ -108,8 +119,11 @@ class DebeziumReaderImpl final : public DebeziumReader {
   // Takes the decoded row's columns and types into the (still empty) batch's schema.
   void Adopt();
   void Materialize();
-  void AppendRow(const RecordFramer::Record& record);
-  void Reject(std::string raw, const RecordFramer::Record& record, std::string reason);
+  // The record is [offset, end) in the file (a rejected record's position may say otherwise:
+  // RecordTail::AppendedOffset).
+  void AppendRow(const RecordFramer::Record& record, uint64_t end);
+  void Reject(std::string raw, const RecordFramer::Record& record, uint64_t offset, uint64_t end,
+              std::string reason);
   change::ChangeBatch FinishBatch();
 
   ChunkedInput input_;
@@ -119,6 +133,7 @@ class DebeziumReaderImpl final : public DebeziumReader {
   std::unique_ptr<RecordFramer> framer_;
   std::unique_ptr<EventDecoder> decoder_;
   DebeziumCounts counts_;
+  internal::RecordTail tail_;
   bool done_ = false;
 
   // The batch being built. Its schema is settled by its first row.
@@ -202,7 +217,7 @@ void DebeziumReaderImpl::Materialize() {
   materialized_ = true;
 }
 
-void DebeziumReaderImpl::AppendRow(const RecordFramer::Record& record) {
+void DebeziumReaderImpl::AppendRow(const RecordFramer::Record& record, uint64_t end) {
   if (!materialized_) Materialize();
   const std::vector<internal::StagedCell>& cells = decoder_->cells();
   for (size_t c = 0; c < batch_columns_; ++c) {
@@ -223,8 +238,8 @@ void DebeziumReaderImpl::AppendRow(const RecordFramer::Record& record) {
   } else {
     table.AppendBytes(decoder_->source_table());
   }
-  batch_.positions.push_back(
-      change::SourcePosition{path_, record.line, static_cast<int64_t>(record.offset)});
+  batch_.positions.push_back(change::SourcePosition{
+      path_, record.line, static_cast<int64_t>(record.offset), static_cast<int64_t>(end)});
   if (options_.keep_row_text) {
     batch_.raw.emplace_back(record.text.substr(0, decoder_->consumed()));
   } else {
@@ -241,10 +256,11 @@ void DebeziumReaderImpl::AppendRow(const RecordFramer::Record& record) {
 }
 
 void DebeziumReaderImpl::Reject(std::string raw, const RecordFramer::Record& record,
-                                std::string reason) {
+                                uint64_t offset, uint64_t end, std::string reason) {
   batch_.rejected.push_back(change::RejectedRecord{
       std::move(raw),
-      change::SourcePosition{path_, record.line, static_cast<int64_t>(record.offset)},
+      change::SourcePosition{path_, record.line, static_cast<int64_t>(offset),
+                             static_cast<int64_t>(end)},
       std::move(reason)});
 }
 
@@ -280,18 +296,48 @@ Result<std::optional<change::ChangeBatch>> DebeziumReaderImpl::Next() {
       done_ = true;
       break;
     }
+    if (step.pending) {
+      // The file ends inside this record: not consumed, read again once it is whole.
+      const RecordFramer::Record& r = step.record;
+      tail_.NotePending(r.line, r.offset, input_.offset() + input_.available().size());
+      done_ = true;
+      break;
+    }
     if (step.outcome == Outcome::kNeedObservations) {
       if (decoder_->observed()) return Status::Internal("the first pass left a type undecided");
       CDCLAKE_RETURN_IF_ERROR(Observe());
       continue;  // the same record again
     }
+    const RecordFramer::Record& r = step.record;
+    if (step.outcome == Outcome::kSyntaxError) {
+      // Skipped already; bytes appended to it could not have made it valid.
+      const uint64_t end = input_.offset();
+      if (tail_.Appended(r.offset, r.offset + step.raw.size())) {
+        Reject(tail_.AppendedRaw(step.raw), r, tail_.AppendedOffset(), end,
+               tail_.AppendedReason(r.line, r.offset + step.raw.size()));
+      } else {
+        Reject(std::move(step.raw), r, r.offset, end, std::move(step.reason));
+      }
+      tail_.NoteReturned(r.offset, end, true);
+      continue;
+    }
     const size_t consumed = decoder_->consumed();
+    bool unterminated = false;
+    const uint64_t end = framer_->EndOf(r, consumed, &unterminated);
+    if (tail_.Appended(r.offset, r.offset + consumed)) {
+      std::string_view now = r.text.substr(0, consumed);
+      Reject(tail_.AppendedRaw(now), r, tail_.AppendedOffset(), end,
+             tail_.AppendedReason(r.line, r.offset + consumed));
+      tail_.NoteReturned(r.offset, end, !unterminated);
+      framer_->Consume(consumed);
+      continue;
+    }
+    tail_.NoteReturned(r.offset, end, !unterminated);
     switch (step.outcome) {
-      case Outcome::kSyntaxError:
-        Reject(std::move(step.raw), step.record, std::move(step.reason));
-        continue;
+      case Outcome::kSyntaxError:  // handled above
+        break;
       case Outcome::kRejected:
-        Reject(std::string(step.record.text.substr(0, consumed)), step.record, decoder_->reason());
+        Reject(std::string(r.text.substr(0, consumed)), r, r.offset, end, decoder_->reason());
         break;
       case Outcome::kTombstone:
         ++counts_.tombstones;
@@ -323,7 +369,7 @@ Result<std::optional<change::ChangeBatch>> DebeziumReaderImpl::Next() {
           }
           Adopt();
         }
-        AppendRow(step.record);
+        AppendRow(step.record, end);
         break;
     }
     framer_->Consume(consumed);

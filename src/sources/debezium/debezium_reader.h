@@ -12,6 +12,7 @@
 #include "change/change_batch.h"
 #include "data/schema.h"
 #include "io/file_system.h"
+#include "sources/files/record_span.h"
 
 namespace cdclake::sources {
 
@@ -28,6 +29,10 @@ struct DebeziumOptions {
   /// needs it, such as quarantine, writes the row as JSON instead): that saves a copy of the
   /// input and about a quarter of the decoding time. Rejected records always keep their text.
   bool keep_row_text = true;
+  /// The last record an earlier run consumed when it ended the file without a line ending
+  /// (ChangeSourceOptions::unterminated_last): a record there that now ends elsewhere is
+  /// rejected with both versions.
+  std::optional<RecordSpan> unterminated_last;
 };
 
 /// Records that are not rows, counted.
@@ -53,7 +58,8 @@ struct DebeziumCounts {
 /// Each batch has one schema; a column that appears mid-stream starts a new batch whose schema
 /// has it. Bad input — a truncated line, invalid JSON, a value of the wrong type for its schema
 /// field, an unknown op — is returned in `rejected` with the raw text, file, line, byte offset
-/// and the reason; reading goes on.
+/// and the reason; reading goes on. A record the file ends in whose JSON ends early is not bad
+/// input but Pending(): a later run reads it once its writer has finished it.
 class DebeziumReader {
  public:
   static Result<std::unique_ptr<DebeziumReader>> Open(io::FileSystem& fs, std::string path,
@@ -64,6 +70,13 @@ class DebeziumReader {
   virtual Result<std::optional<change::ChangeBatch>> Next() = 0;
 
   virtual const DebeziumCounts& counts() const = 0;
+
+  /// Once Next() has returned nullopt: the record the file ends in when its JSON ends early (its
+  /// writer has not finished it; not returned, not consumed), as ChangeSource::Pending.
+  virtual std::optional<PendingRecord> Pending() const = 0;
+  /// Once Next() has returned nullopt: the last record's span when the file ends right after
+  /// it without a line ending (ChangeSource::UnterminatedLast).
+  virtual std::optional<RecordSpan> UnterminatedLast() const = 0;
 };
 
 }  // namespace cdclake::sources

@@ -325,12 +325,11 @@ TEST(DebeziumReader, BadPrettyPrintedRecordIsSkippedToTheNextRecord) {
   EXPECT_EQ(read.rejected()[0].position.line, 1);
 }
 
-TEST(DebeziumReader, TruncatedLastLine) {
+TEST(DebeziumReader, TruncatedLastLineIsPending) {
+  // The file ends inside the record: its writer has not finished it (ChangeSource::Pending).
   DebeziumRead read = ReadText(PgEvent("c", "{\"id\":1}", "10") + "\n{\"op\":\"c\",\"af");
   EXPECT_EQ(read.num_rows(), 1);
-  ASSERT_EQ(read.rejected().size(), 1u);
-  EXPECT_EQ(read.rejected()[0].raw, "{\"op\":\"c\",\"af");
-  EXPECT_EQ(read.rejected()[0].position.line, 2);
+  EXPECT_TRUE(read.rejected().empty());
 }
 
 TEST(DebeziumReader, PlaceholderShapes) {

@@ -42,6 +42,31 @@ void RecordFramer::Consume(size_t n) {
   input_->Consume(n);
 }
 
+uint64_t RecordFramer::EndOf(const Record& record, size_t n, bool* unterminated) const {
+  std::string_view data = input_->available();
+  size_t i = n;
+  while (i < data.size() && IsBlank(data[i])) ++i;
+  *unterminated = false;
+  if (i < data.size() && data[i] == '\n') return record.offset + i + 1;
+  if (i >= data.size() && input_->at_eof()) *unterminated = true;
+  return record.offset + n;
+}
+
+bool RecordFramer::RecordStartsAfterFirstLine(std::string_view data) const {
+  size_t nl = data.find('\n');
+  while (nl != std::string_view::npos) {
+    size_t i = nl + 1;
+    while (i < data.size() && (data[i] == ' ' || data[i] == '\t')) ++i;
+    const char c = i < data.size() ? data[i] : '\0';
+    if (static_cast<int64_t>(i - nl - 1) <= record_indent_ &&
+        (c == '{' || c == '[' || c == 'n' || (in_array_ && c == ']'))) {
+      return true;
+    }
+    nl = data.find('\n', i);
+  }
+  return false;
+}
+
 Result<bool> RecordFramer::SkipSeparators() {
   for (;;) {
     std::string_view data = input_->available();
@@ -93,6 +118,7 @@ Result<bool> RecordFramer::Next(Record* record) {
     record->offset = input_->offset();
     record->whole = false;
     record->cut = cut;
+    record->pending = false;
     line_bytes_ = end;
     return true;
   }
@@ -113,6 +139,9 @@ Result<bool> RecordFramer::Extend(Record* record, std::string* reason) {
     // An error in the last bytes read may be a token cut by the chunk ("fal|se"): read on.
     constexpr size_t kLongestToken = 8;
     if (scanner.error_offset() + kLongestToken < data.size() || input_->at_eof()) {
+      // Cut by the end of the file, and no record begun since: its writer is still at it.
+      record->pending = input_->at_eof() && scanner.ended_early() &&
+                        !RecordStartsAfterFirstLine(data.substr(0, scanner.error_offset()));
       *reason = "invalid JSON at byte " + std::to_string(scanner.error_offset() + 1) +
                 " of the record: " + scanner.error();
       // A line that stops short and a next line that starts a new record: say so.

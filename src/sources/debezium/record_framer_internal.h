@@ -25,6 +25,9 @@ class RecordFramer {
     uint64_t offset = 0;    // file offset of the first byte
     bool whole = false;     // text is the whole value (after Extend)
     bool cut = false;       // text stops before the end of its line (a very long line)
+    /// After an Extend that failed: the file ends inside the value, which its writer may not
+    /// have finished (not invalid, not consumed: pending).
+    bool pending = false;
   };
 
   /// REQUIRES: `input` outlives the framer and is at its start.
@@ -41,6 +44,10 @@ class RecordFramer {
   Result<bool> Extend(Record* record, std::string* reason);
   /// Consumes the first `n` bytes of the current record.
   void Consume(size_t n);
+  /// The file offset just past the current record's first `n` bytes and the line ending right
+  /// after them (blanks, then LF), before Consume; `*unterminated` is whether the file ends
+  /// there without a line ending.
+  uint64_t EndOf(const Record& record, size_t n, bool* unterminated) const;
   /// Consumes the current record, which is not valid JSON, up to the next line that can start a
   /// record (not indented deeper than the record's own line, starting with '{', '[' or 'n', or
   /// ']' inside an array); `*raw` gets the skipped text without trailing whitespace (and
@@ -50,6 +57,8 @@ class RecordFramer {
  private:
   // Consumes bytes that are not a record (whitespace, array punctuation), counting lines.
   Result<bool> SkipSeparators();
+  // Whether a line of `data` after its first can start a record (as Skip resynchronises).
+  bool RecordStartsAfterFirstLine(std::string_view data) const;
 
   ChunkedInput* input_;
   int64_t line_ = 1;            // line of available()[0]

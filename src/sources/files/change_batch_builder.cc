@@ -33,6 +33,11 @@ const data::Field* FindSchemaField(const std::optional<data::Schema>& schema,
   return nullptr;
 }
 
+bool NamedIn(const std::vector<std::string>& names, std::string_view name) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return EqualsIgnoreAsciiCase(n, name); });
+}
+
 Status CheckUniqueNames(const data::Schema& schema, const std::string& path) {
   std::set<std::string_view> names;
   for (const data::Field& field : schema.fields()) {
@@ -57,17 +62,17 @@ void ChangeBatchBuilder::Start() {
 }
 
 void ChangeBatchBuilder::AddRow(const std::vector<StagedCell>& cells, std::string_view raw,
-                                int64_t line, uint64_t offset) {
+                                int64_t line, uint64_t offset, uint64_t end) {
   for (size_t c = 0; c < cells.size(); ++c) AppendCell(cells[c], &batch_.rows.mutable_column(c));
-  batch_.positions.push_back(Position(line, offset));
+  batch_.positions.push_back(Position(line, offset, end));
   batch_.raw.emplace_back(raw);
   ++rows_;
 }
 
-void ChangeBatchBuilder::Reject(std::string_view raw, int64_t line, uint64_t offset,
+void ChangeBatchBuilder::Reject(std::string_view raw, int64_t line, uint64_t offset, uint64_t end,
                                 std::string reason) {
   batch_.rejected.push_back(
-      change::RejectedRecord{std::string(raw), Position(line, offset), std::move(reason)});
+      change::RejectedRecord{std::string(raw), Position(line, offset, end), std::move(reason)});
 }
 
 change::ChangeBatch ChangeBatchBuilder::Finish() {

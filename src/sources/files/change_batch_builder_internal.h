@@ -20,6 +20,9 @@ namespace cdclake::sources::internal {
 const data::Field* FindSchemaField(const std::optional<data::Schema>& schema,
                                    std::string_view name);
 
+/// Whether `name` is one of `names`, exactly or ignoring ASCII case.
+bool NamedIn(const std::vector<std::string>& names, std::string_view name);
+
 /// Fails with kInvalidArgument when two columns of `schema` share a name.
 Status CheckUniqueNames(const data::Schema& schema, const std::string& path);
 
@@ -36,17 +39,19 @@ class ChangeBatchBuilder {
   bool full() const { return rows_ >= batch_rows_; }
   bool empty() const { return rows_ == 0 && batch_.rejected.empty(); }
 
-  /// Appends one row: cells[i] goes to column i.
+  /// Appends one row: cells[i] goes to column i; the record is [offset, end) in the file.
   void AddRow(const std::vector<StagedCell>& cells, std::string_view raw, int64_t line,
-              uint64_t offset);
-  void Reject(std::string_view raw, int64_t line, uint64_t offset, std::string reason);
+              uint64_t offset, uint64_t end);
+  void Reject(std::string_view raw, int64_t line, uint64_t offset, uint64_t end,
+              std::string reason);
 
   /// The batch built since Start().
   change::ChangeBatch Finish();
 
  private:
-  change::SourcePosition Position(int64_t line, uint64_t offset) const {
-    return change::SourcePosition{path_, line, static_cast<int64_t>(offset)};
+  change::SourcePosition Position(int64_t line, uint64_t offset, uint64_t end) const {
+    return change::SourcePosition{path_, line, static_cast<int64_t>(offset),
+                                  static_cast<int64_t>(end)};
   }
 
   data::Schema schema_;

@@ -5,11 +5,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "change/change_batch.h"
 #include "data/schema.h"
 #include "io/file_system.h"
+#include "sources/files/record_span.h"
 
 namespace cdclake::sources {
 
@@ -25,6 +27,13 @@ struct ChangeFileOptions {
   /// Bytes read from the file at a time. A record may span chunks; tests make this small to
   /// cut records at every byte.
   int64_t read_chunk_bytes = 4 << 20;
+  /// The last record an earlier run consumed when it ended the file without a terminator
+  /// (ChangeSourceOptions::unterminated_last).
+  std::optional<RecordSpan> unterminated_last;
+  /// The flow's sequence columns (SEQUENCE BY): when no schema types one, it is inferred from
+  /// its values that are numbers or timestamps, never STRING because of a value that is neither
+  /// (that value's record is rejected instead; see ColumnTypeInference).
+  std::vector<std::string> sequence_columns;
 };
 
 /// Reads one file in batches. CSV (RFC 4180): comma separated, a header row naming the
@@ -37,7 +46,16 @@ struct ChangeFileOptions {
 /// a plain decimal number (digits, one point) becomes DECIMAL(p, s) wide enough for all of
 /// them (the whole file is scanned once to decide). JSON: BIGINT for integers, DECIMAL for
 /// numbers with a point and no exponent, DOUBLE with an exponent, BOOLEAN, STRING; a column
-/// with mixed kinds becomes STRING.
+/// with mixed kinds becomes STRING. A sequence column (`sequence_columns`) is the exception:
+/// numbers (or else timestamps) whatever other values it holds, those values rejected.
+///
+/// The last record of the file, when no line ending follows it, may be one its writer has not
+/// finished: when it is not a whole record (CSV: fewer fields than the header, a quoted field
+/// still open, or a last field that does not convert yet; JSON Lines: JSON that ends early) it is
+/// neither a row nor rejected but Pending(), so that a later run reads it once it is complete.
+/// A whole last record without a line ending is read (UnterminatedLast() gives its span); given
+/// that span again as `unterminated_last`, a record there that now ends elsewhere (bytes were
+/// appended to it) is rejected with both versions (see RecordTail).
 ///
 /// A record that does not parse (wrong field count, unterminated quote, invalid JSON, a value
 /// that is not of the column's type such as 'abc' for INT) is returned in `rejected` with its
@@ -65,6 +83,13 @@ class ChangeFileReader {
 
   /// The next batch, or nullopt at the end of the file.
   virtual Result<std::optional<change::ChangeBatch>> Next() = 0;
+
+  /// Once Next() has returned nullopt: the record at the end of the file that is not whole yet,
+  /// if any (ChangeSource::Pending).
+  virtual std::optional<PendingRecord> Pending() const { return std::nullopt; }
+  /// Once Next() has returned nullopt: the last record's span when it ended the file without a
+  /// terminator (ChangeSource::UnterminatedLast).
+  virtual std::optional<RecordSpan> UnterminatedLast() const { return std::nullopt; }
 };
 
 }  // namespace cdclake::sources

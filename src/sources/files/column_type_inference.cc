@@ -2,6 +2,7 @@
 #include "sources/files/column_type_inference_internal.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "sources/files/cell_conversion_internal.h"
 
@@ -33,13 +34,45 @@ void ColumnTypeInference::ObserveNumber(std::string_view text, bool has_exponent
   fraction_digits_ = std::max(fraction_digits_, fraction_digits);
 }
 
+void ColumnTypeInference::ObserveSequenceText(std::string_view text) {
+  int integer_digits = 0;
+  int fraction_digits = 0;
+  bool point = false;
+  if (IsPlainDecimal(text, &integer_digits, &fraction_digits, &point)) {
+    ObserveNumber(text, false);
+    return;
+  }
+  double d = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (ec == std::errc() && end == text.data() + text.size() &&
+      text.find_first_of("eE") != std::string_view::npos) {
+    ObserveNumber(text, true);
+    return;
+  }
+  int64_t micros = 0;
+  bool has_zone = false;
+  if (ParseTimestampText(text, &micros, &has_zone)) seen_timestamp_ = true;
+}
+
 void ColumnTypeInference::ObserveText(std::string_view text) {
   if (string_) return;
+  if (sequence_) {
+    ObserveSequenceText(text);
+    return;
+  }
   ObserveNumber(text, false);
 }
 
 void ColumnTypeInference::ObserveJson(const JsonValue& value) {
   if (string_) return;
+  if (sequence_) {
+    if (value.kind == JsonKind::kNumber) {
+      ObserveNumber(value.text, value.has_exponent || value.has_point);
+    } else if (value.kind == JsonKind::kString) {
+      ObserveSequenceText(value.text);
+    }
+    return;
+  }
   switch (value.kind) {
     case JsonKind::kNull:
       return;
@@ -66,6 +99,7 @@ void ColumnTypeInference::ObserveJson(const JsonValue& value) {
 
 data::TypePtr ColumnTypeInference::Type() const {
   using data::DataType;
+  if (sequence_ && !seen_number_ && seen_timestamp_) return DataType::Timestamp();
   if (string_ || seen_other_ || !(seen_number_ || seen_bool_)) return DataType::String();
   if (seen_bool_) return DataType::Boolean();
   if (exponent_) return DataType::Double();

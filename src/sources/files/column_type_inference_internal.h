@@ -18,8 +18,16 @@ namespace cdclake::sources::internal {
 /// give DECIMAL(38, 0), or DOUBLE beside numbers with a fraction; other mixes give STRING.
 /// CSV texts keep DECIMAL for plain decimal numbers; one too wide for DECIMAL(38) gives STRING.
 /// No values at all give STRING.
+///
+/// A sequence column (MarkSequence) is never STRING because of some values: its type comes from
+/// the values that parse as numbers (BIGINT, DECIMAL, DOUBLE by the rules above; in JSON, strings
+/// holding a number count as that number) or, when none does, as timestamps (TIMESTAMP); the
+/// other values are left out, to be quarantined as not of that type. Only a sequence none of
+/// whose values is a number or a timestamp is STRING (a text sequence, compared as text).
 class ColumnTypeInference {
  public:
+  /// Infers this column as a sequence (see above).
+  void MarkSequence() { sequence_ = true; }
   /// A non-NULL CSV field.
   void ObserveText(std::string_view text);
   /// A JSON value (null is ignored).
@@ -31,8 +39,12 @@ class ColumnTypeInference {
 
  private:
   void ObserveNumber(std::string_view text, bool has_exponent);
+  // A sequence's text: a number, a timestamp, or neither (left out).
+  void ObserveSequenceText(std::string_view text);
 
-  bool string_ = false;  // settled: STRING
+  bool sequence_ = false;
+  bool seen_timestamp_ = false;  // sequences: a text that parses as a timestamp
+  bool string_ = false;          // settled: STRING
   bool seen_number_ = false;
   bool seen_bool_ = false;
   bool seen_other_ = false;  // JSON strings, objects, arrays

@@ -16,10 +16,11 @@ std::string FieldCountReason(size_t expected, size_t found) {
 }  // namespace
 
 CsvChangeReader::CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path,
-                                 int64_t batch_rows)
+                                 int64_t batch_rows, std::optional<RecordSpan> unterminated_last)
     : input_(std::move(input)),
       splitter_(&input_),
-      builder_(std::move(schema), std::move(path), batch_rows) {
+      builder_(std::move(schema), std::move(path), batch_rows),
+      tail_(unterminated_last) {
   for (const data::Field& field : builder_.schema().fields()) types_.push_back(field.type);
   cells_.resize(types_.size());
 }
@@ -61,6 +62,9 @@ Result<std::unique_ptr<ChangeFileReader>> CsvChangeReader::Open(io::FileSystem& 
     // One pass over the whole file decides the inferred types; malformed records and records
     // with the wrong field count are left out (they will be rejected).
     std::vector<ColumnTypeInference> inference(inferred.size());
+    for (size_t k = 0; k < inferred.size(); ++k) {
+      if (NamedIn(options.sequence_columns, fields[inferred[k]].name)) inference[k].MarkSequence();
+    }
     CsvRecord record;
     for (;;) {
       CDCLAKE_ASSIGN_OR_RETURN(bool more, splitter.Next(&record));
@@ -78,7 +82,8 @@ Result<std::unique_ptr<ChangeFileReader>> CsvChangeReader::Open(io::FileSystem& 
   input.Rewind();
 
   auto reader = std::make_unique<CsvChangeReader>(std::move(input), data::Schema(std::move(fields)),
-                                                  std::move(path), options.batch_rows);
+                                                  std::move(path), options.batch_rows,
+                                                  options.unterminated_last);
   CDCLAKE_RETURN_IF_ERROR(reader->SkipHeader());
   return std::unique_ptr<ChangeFileReader>(std::move(reader));
 }
@@ -88,6 +93,26 @@ Status CsvChangeReader::SkipHeader() {
   CDCLAKE_ASSIGN_OR_RETURN(bool has_header, splitter_.Next(&record_));
   if (!has_header) return Status::Corrupt("the file lost its header while being read");
   return Status::OK();
+}
+
+bool CsvChangeReader::NotWholeYet(size_t num_columns) {
+  const CsvRecord& r = record_;
+  if (r.pending) return true;
+  if (r.error != nullptr) return false;
+  if (r.fields.size() < num_columns) return true;
+  if (r.fields.size() > num_columns) return false;
+  // Every field is there; the last may still be cut short ("2026-01-0" of a timestamp).
+  const size_t last = num_columns - 1;
+  if (r.IsNull(last)) return false;
+  arena_.Reset();
+  std::string_view text = CsvRecordSplitter::FieldText(r, last, &arena_);
+  return !ConvertText(text, types_[last], &arena_, &cells_[last], &error_);
+}
+
+void CsvChangeReader::Reject(std::string reason) {
+  const CsvRecord& r = record_;
+  builder_.Reject(r.text, r.line, r.offset, r.end, std::move(reason));
+  tail_.NoteReturned(r.offset, r.end, r.terminated);
 }
 
 Result<std::optional<change::ChangeBatch>> CsvChangeReader::Next() {
@@ -101,12 +126,25 @@ Result<std::optional<change::ChangeBatch>> CsvChangeReader::Next() {
       break;
     }
     const CsvRecord& r = record_;
+    const uint64_t content_end = r.offset + r.text.size();
+    if (tail_.Appended(r.offset, content_end)) {
+      builder_.Reject(tail_.AppendedRaw(r.text), r.line, tail_.AppendedOffset(), r.end,
+                      tail_.AppendedReason(r.line, content_end));
+      tail_.NoteReturned(r.offset, r.end, r.terminated);
+      continue;
+    }
+    if (!r.terminated && NotWholeYet(num_columns)) {
+      // The file ends in it: not consumed, read again by a later run once it is whole.
+      tail_.NotePending(r.line, r.offset, r.end);
+      done_ = true;
+      break;
+    }
     if (r.error != nullptr) {
-      builder_.Reject(r.text, r.line, r.offset, r.error);
+      Reject(r.error);
       continue;
     }
     if (r.fields.size() != num_columns) {
-      builder_.Reject(r.text, r.line, r.offset, FieldCountReason(num_columns, r.fields.size()));
+      Reject(FieldCountReason(num_columns, r.fields.size()));
       continue;
     }
     arena_.Reset();
@@ -118,12 +156,15 @@ Result<std::optional<change::ChangeBatch>> CsvChangeReader::Next() {
       }
       std::string_view text = CsvRecordSplitter::FieldText(r, c, &arena_);
       if (!ConvertText(text, types_[c], &arena_, &cells_[c], &error_)) {
-        builder_.Reject(r.text, r.line, r.offset, error_.Describe(builder_.schema().field(c).name));
+        Reject(error_.Describe(builder_.schema().field(c).name));
         converted = false;
         break;
       }
     }
-    if (converted) builder_.AddRow(cells_, r.text, r.line, r.offset);
+    if (converted) {
+      builder_.AddRow(cells_, r.text, r.line, r.offset, r.end);
+      tail_.NoteReturned(r.offset, r.end, r.terminated);
+    }
   }
   if (builder_.empty()) {
     done_ = true;

@@ -9,6 +9,7 @@
 #include "sources/files/change_file_reader.h"
 #include "sources/files/chunked_input_internal.h"
 #include "sources/files/csv_record_splitter_internal.h"
+#include "sources/files/record_tail_internal.h"
 #include "sources/files/scratch_arena_internal.h"
 
 namespace cdclake::sources::internal {
@@ -21,12 +22,19 @@ class CsvChangeReader final : public ChangeFileReader {
 
   const data::Schema& schema() const override { return builder_.schema(); }
   Result<std::optional<change::ChangeBatch>> Next() override;
+  std::optional<PendingRecord> Pending() const override { return tail_.pending(); }
+  std::optional<RecordSpan> UnterminatedLast() const override { return tail_.unterminated_last(); }
 
-  CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path, int64_t batch_rows);
+  CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path, int64_t batch_rows,
+                  std::optional<RecordSpan> unterminated_last);
 
  private:
   // Positions splitter_ on the first record after the header.
   Status SkipHeader();
+  // Whether record_, which the file ends in without a line ending, is not whole yet.
+  bool NotWholeYet(size_t num_columns);
+  // Rejects or adds record_ (converted into cells_, or failing with `reason`), noting it.
+  void Reject(std::string reason);
 
   ChunkedInput input_;
   CsvRecordSplitter splitter_;
@@ -36,6 +44,7 @@ class CsvChangeReader final : public ChangeFileReader {
   CsvRecord record_;
   ScratchArena arena_;
   ConversionError error_;
+  RecordTail tail_;
   bool done_ = false;
 };
 

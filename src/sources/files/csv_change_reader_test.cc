@@ -235,19 +235,24 @@ TEST(CsvChangeReader, MalformedQuotesRejectOneLine) {
       "2,good\n"            // line 3
       "3,\"never closed\n"  // line 4: open to the end of the file
       "4,fine\n";           // line 5
-  ReadOutcome out = MustRead(text, Csv());
-  ASSERT_EQ(out.rejected.size(), 2u);
+  io::MemoryFileSystem fs;
+  ASSERT_TRUE(fs.WriteFile("in/q.csv", text).ok());
+  auto reader = ChangeFileReader::Open(fs, "in/q.csv", Csv());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  Result<ReadOutcome> read = testing::ReadAll(**reader);
+  ASSERT_TRUE(read.ok());
+  const ReadOutcome& out = *read;
+  ASSERT_EQ(out.rejected.size(), 1u);
   EXPECT_EQ(out.rejected[0].raw, "1,\"ok\"x");
   EXPECT_EQ(out.rejected[0].position.line, 2);
   EXPECT_EQ(out.rejected[0].reason, "unexpected character after a closing quote");
-  EXPECT_EQ(out.rejected[1].raw, "3,\"never closed");
-  EXPECT_EQ(out.rejected[1].position.line, 4);
-  EXPECT_EQ(out.rejected[1].position.byte_offset, 20);
-  EXPECT_EQ(out.rejected[1].reason, "unterminated quoted field");
-  ASSERT_EQ(out.rows.size(), 2u);
+  ASSERT_EQ(out.rows.size(), 1u);
   EXPECT_EQ(out.rows[0], (std::vector<Value>{Value::Int(2), Str("good")}));
-  EXPECT_EQ(out.rows[1], (std::vector<Value>{Value::Int(4), Str("fine")}));
-  EXPECT_EQ(out.positions[1].line, 5);
+  // The quote open to the end of the file may still be closed by its writer: the record is
+  // pending, not rejected (and what follows it is inside its quotes until then).
+  ASSERT_TRUE((*reader)->Pending().has_value());
+  EXPECT_EQ((*reader)->Pending()->line, 4);
+  EXPECT_EQ((*reader)->Pending()->byte_offset, 20);
 }
 
 TEST(CsvChangeReader, InferredTypes) {
@@ -439,6 +444,37 @@ TEST(CsvChangeReader, MissingFileIsNotFound) {
   io::MemoryFileSystem fs;
   auto reader = ChangeFileReader::Open(fs, "nope.csv", Csv());
   EXPECT_EQ(reader.status().code(), StatusCode::kNotFound);
+}
+
+TEST(CsvChangeReader, SequenceColumnsAreNumbersWhateverElseTheyHold) {
+  // Without sequence_columns, `n/a` makes the column STRING and "9" sorts after "10".
+  ChangeFileOptions options = Csv();
+  options.sequence_columns = {"SEQ"};  // matched ignoring case, as schema fields are
+  ReadOutcome out = MustRead("id,seq\n1,10\n1,9\n1,n/a\n", options);
+  EXPECT_EQ(out.schema.field(1).type->id(), data::TypeId::kInt64);
+  ASSERT_EQ(out.rows.size(), 2u);
+  EXPECT_EQ(out.rows[1][1], Value::Int(9));
+  ASSERT_EQ(out.rejected.size(), 1u);
+  EXPECT_EQ(out.rejected[0].reason, "column 'seq': 'n/a' is not a BIGINT");
+  // Other columns are inferred as before.
+  EXPECT_EQ(MustRead("id,seq\n1,10\n1,n/a\n", Csv()).schema.field(1).type->id(),
+            data::TypeId::kString);
+
+  // Decimals and exponents widen; timestamps when no value is a number; text when nothing parses.
+  EXPECT_EQ(MustRead("seq\n1\n2.5\nx\n", options).schema.field(0).type->ToString(), "decimal(2,1)");
+  EXPECT_EQ(MustRead("seq\n1\n2.5e3\nx\n", options).schema.field(0).type->id(),
+            data::TypeId::kDouble);
+  ReadOutcome ts = MustRead("seq\n2026-01-02 10:00:00\n2026-01-01\nsoon\n", options);
+  EXPECT_EQ(ts.schema.field(0).type->id(), data::TypeId::kTimestamp);
+  EXPECT_EQ(ts.rows.size(), 2u);
+  EXPECT_EQ(ts.rejected.size(), 1u);
+  EXPECT_EQ(MustRead("seq\nabc\nabd\n", options).schema.field(0).type->id(), data::TypeId::kString);
+  // A sequence the schema declares STRING stays text.
+  ChangeFileOptions declared = Csv(Schema({{"seq", DataType::String()}}));
+  declared.sequence_columns = {"seq"};
+  ReadOutcome text = MustRead("seq\n10\nn/a\n", declared);
+  EXPECT_EQ(text.schema.field(0).type->id(), data::TypeId::kString);
+  EXPECT_EQ(text.rows.size(), 2u);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ CsvRecordSplitter::Outcome CsvRecordSplitter::Split(std::string_view data, bool 
   const size_t n = data.size();
   record->fields.clear();
   record->error = nullptr;
+  record->pending = false;
 
   // A malformed record: the text from its start to the end of the line holding `from`.
   auto malformed_to_line_end = [&](size_t from, const char* why) {
@@ -50,7 +51,15 @@ CsvRecordSplitter::Outcome CsvRecordSplitter::Split(std::string_view data, bool 
       for (;;) {
         const void* q = j < n ? std::memchr(base + j, '"', n - j) : nullptr;
         if (q == nullptr) {
-          if (!eof && n - open <= kMaxQuotedBytes) return Outcome::kNeedMore;
+          if (n - open <= kMaxQuotedBytes) {
+            if (!eof) return Outcome::kNeedMore;
+            // The file ends inside the quotes: the writer may still close them.
+            record->text = data;
+            record->error = "unterminated quoted field";
+            record->pending = true;
+            *consumed = n;
+            return Outcome::kPending;
+          }
           return malformed_to_line_end(0, "unterminated quoted field");
         }
         size_t k = static_cast<size_t>(static_cast<const char*>(q) - base);
@@ -131,6 +140,8 @@ Result<bool> CsvRecordSplitter::Next(CsvRecord* record) {
     if (outcome == Outcome::kEnd) return false;
     record->line = line_;
     record->offset = input_->offset();
+    record->end = record->offset + consumed;
+    record->terminated = consumed > record->text.size();
     line_ += static_cast<int64_t>(CountNewlines(data.substr(0, consumed)));
     input_->Consume(consumed);
     if (outcome == Outcome::kRecord && record->fields.size() == 1 && record->IsNull(0) &&

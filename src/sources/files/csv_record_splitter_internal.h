@@ -25,6 +25,12 @@ struct CsvRecord {
   std::string_view text;
   int64_t line = 0;     // 1-based line of the record's first byte
   uint64_t offset = 0;  // file offset of the record's first byte
+  uint64_t end = 0;     // file offset just past the record, its line ending included
+  /// A line ending (or a lone CR) ended the record; false for a last record the file ends in.
+  bool terminated = true;
+  /// A quoted field is still open at the end of the file: the record is not whole yet (its text
+  /// runs to the end of the file; `error` says why it is not a record).
+  bool pending = false;
   std::vector<CsvField> fields;
   /// Non-null when the record is malformed; `fields` is then meaningless.
   const char* error = nullptr;
@@ -34,8 +40,9 @@ struct CsvRecord {
 };
 
 /// Splits records. Blank lines (no bytes, or a lone CR) are skipped. A record whose quoted field
-/// is still open at the end of the file (or past kMaxQuotedBytes) is malformed: its first line
-/// is returned as the bad record and splitting resumes on the next line. Characters after a
+/// is still open at the end of the file is returned `pending` (its writer may not have closed it
+/// yet); one open past kMaxQuotedBytes is malformed: its first line is returned as the bad
+/// record and splitting resumes on the next line. Characters after a
 /// closing quote make the record malformed up to the end of that line.
 class CsvRecordSplitter {
  public:
@@ -58,7 +65,7 @@ class CsvRecordSplitter {
   }
 
  private:
-  enum class Outcome { kRecord, kMalformed, kNeedMore, kEnd };
+  enum class Outcome { kRecord, kMalformed, kPending, kNeedMore, kEnd };
 
   // Splits one record from the front of `data`, setting `*consumed` to the bytes it takes
   // (line ending included).

@@ -28,11 +28,13 @@ std::string InvalidJsonReason(const JsonScanner& scanner) {
 
 JsonLinesChangeReader::JsonLinesChangeReader(ChunkedInput input, data::Schema schema,
                                              std::vector<std::string> keys, std::string path,
-                                             int64_t batch_rows)
+                                             int64_t batch_rows,
+                                             std::optional<RecordSpan> unterminated_last)
     : input_(std::move(input)),
       cursor_(&input_),
       builder_(std::move(schema), std::move(path), batch_rows),
-      keys_(std::move(keys)) {
+      keys_(std::move(keys)),
+      tail_(unterminated_last) {
   for (size_t i = 0; i < keys_.size(); ++i) key_index_.emplace(keys_[i], static_cast<int>(i));
   for (const data::Field& field : builder_.schema().fields()) types_.push_back(field.type);
   cells_.resize(types_.size());
@@ -99,6 +101,7 @@ Result<std::unique_ptr<ChangeFileReader>> JsonLinesChangeReader::Open(
           } else {
             column.field = data::Field{std::string(key), nullptr, true};
             column.inferred = true;
+            if (NamedIn(options.sequence_columns, key)) column.inference.MarkSequence();
           }
           columns.push_back(std::move(column));
         } else {
@@ -123,7 +126,8 @@ Result<std::unique_ptr<ChangeFileReader>> JsonLinesChangeReader::Open(
   data::Schema schema(std::move(fields));
   CDCLAKE_RETURN_IF_ERROR(CheckUniqueNames(schema, path));
   return std::unique_ptr<ChangeFileReader>(std::make_unique<JsonLinesChangeReader>(
-      std::move(input), std::move(schema), std::move(keys), std::move(path), options.batch_rows));
+      std::move(input), std::move(schema), std::move(keys), std::move(path), options.batch_rows,
+      options.unterminated_last));
 }
 
 int JsonLinesChangeReader::ColumnOf(std::string_view name, size_t position) {
@@ -144,6 +148,7 @@ bool JsonLinesChangeReader::ConvertLine(std::string_view line, std::string* reas
     cells_[c].SetNull();
     seen_[c] = 0;
   }
+  ended_early_ = false;
   JsonScanner scanner(line, &arena_);
   if (!scanner.PeekObject()) {
     *reason = "not a JSON object";
@@ -156,6 +161,7 @@ bool JsonLinesChangeReader::ConvertLine(std::string_view line, std::string* reas
     JsonScanner::Step step = scanner.NextMember(&name);
     if (step == JsonScanner::Step::kEnd) break;
     if (step == JsonScanner::Step::kError || !scanner.ReadValue(&value)) {
+      ended_early_ = scanner.ended_early();
       *reason = InvalidJsonReason(scanner);
       return false;
     }
@@ -197,13 +203,29 @@ Result<std::optional<change::ChangeBatch>> JsonLinesChangeReader::Next() {
       break;
     }
     if (IsBlank(line)) continue;
+    const uint64_t end = cursor_.end();
+    const bool terminated = cursor_.terminated();
+    const uint64_t content_end = offset + line.size();
+    if (tail_.Appended(offset, content_end)) {
+      builder_.Reject(tail_.AppendedRaw(line), number, tail_.AppendedOffset(), end,
+                      tail_.AppendedReason(number, content_end));
+      tail_.NoteReturned(offset, end, terminated);
+      continue;
+    }
     arena_.Reset();
     if (ConvertLine(line, &reason)) {
-      builder_.AddRow(cells_, line, number, offset);
+      builder_.AddRow(cells_, line, number, offset, end);
+    } else if (!terminated && ended_early_) {
+      // The file ends in a line whose JSON is not whole yet: not consumed, read again by a
+      // later run once it is.
+      tail_.NotePending(number, offset, end);
+      done_ = true;
+      break;
     } else {
-      builder_.Reject(line, number, offset, std::move(reason));
+      builder_.Reject(line, number, offset, end, std::move(reason));
       reason.clear();
     }
+    tail_.NoteReturned(offset, end, terminated);
   }
   if (builder_.empty()) {
     done_ = true;

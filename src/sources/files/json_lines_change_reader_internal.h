@@ -13,6 +13,7 @@
 #include "sources/files/change_file_reader.h"
 #include "sources/files/chunked_input_internal.h"
 #include "sources/files/line_cursor_internal.h"
+#include "sources/files/record_tail_internal.h"
 #include "sources/files/scratch_arena_internal.h"
 
 namespace cdclake::sources::internal {
@@ -26,10 +27,13 @@ class JsonLinesChangeReader final : public ChangeFileReader {
 
   const data::Schema& schema() const override { return builder_.schema(); }
   Result<std::optional<change::ChangeBatch>> Next() override;
+  std::optional<PendingRecord> Pending() const override { return tail_.pending(); }
+  std::optional<RecordSpan> UnterminatedLast() const override { return tail_.unterminated_last(); }
 
   /// `keys[i]` is the member name that feeds column i of `schema`.
   JsonLinesChangeReader(ChunkedInput input, data::Schema schema, std::vector<std::string> keys,
-                        std::string path, int64_t batch_rows);
+                        std::string path, int64_t batch_rows,
+                        std::optional<RecordSpan> unterminated_last);
 
  private:
   struct KeyHash {
@@ -40,7 +44,8 @@ class JsonLinesChangeReader final : public ChangeFileReader {
 
   // The column fed by member `name`, the `position`-th member of its line; -1 when none.
   int ColumnOf(std::string_view name, size_t position);
-  // Converts one line into cells_; false with `*reason` set when it is rejected.
+  // Converts one line into cells_; false with `*reason` set when it is rejected (and
+  // ended_early_ when its JSON ends before the value does).
   bool ConvertLine(std::string_view line, std::string* reason);
 
   ChunkedInput input_;
@@ -54,6 +59,8 @@ class JsonLinesChangeReader final : public ChangeFileReader {
   std::vector<uint8_t> seen_;
   ScratchArena arena_;
   ConversionError error_;
+  RecordTail tail_;
+  bool ended_early_ = false;
   bool done_ = false;
 };
 

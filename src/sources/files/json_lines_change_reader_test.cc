@@ -192,7 +192,7 @@ TEST(JsonLinesChangeReader, BadLinesAreRejectedAndReadingGoesOn) {
       "{\"id\":4,\"id\":5}\n"  // line 7, offset 42
       "{\"id\":\"abc\"}\n"     // line 8, offset 58
       "{\"id\":6}\r\n"         // line 9, offset 71
-      "{\"id\":7";             // line 10, offset 81: cut short
+      "{\"id\":7\n";           // line 10, offset 81: cut short (a whole line: never whole)
   Schema schema({{"id", DataType::Int32()}});
   ReadOutcome out = MustRead(text, Jsonl(schema));
   ASSERT_EQ(out.rows.size(), 2u);
@@ -302,6 +302,22 @@ TEST(JsonLinesChangeReader, NamesMatchingOneSchemaColumnTwiceAreAnError) {
   Schema schema({{"id", DataType::Int64()}});
   Result<ReadOutcome> out = ReadText("{\"id\":1,\"ID\":2}\n", Jsonl(schema));
   EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(JsonLinesChangeReader, SequenceOfNumbersAndStringsIsANumber) {
+  const std::string text =
+      "{\"id\":1,\"seq\":10}\n{\"id\":1,\"seq\":\"9\"}\n{\"id\":1,\"seq\":\"n/a\"}\n";
+  // Without sequence_columns the mix is STRING.
+  EXPECT_EQ(MustRead(text, Jsonl()).schema.field(1).type->id(), data::TypeId::kString);
+  ChangeFileOptions options = Jsonl();
+  options.sequence_columns = {"seq"};
+  ReadOutcome out = MustRead(text, options);
+  EXPECT_EQ(out.schema.field(1).type->id(), data::TypeId::kInt64);
+  ASSERT_EQ(out.rows.size(), 2u);
+  EXPECT_EQ(out.rows[0][1], Value::Int(10));
+  EXPECT_EQ(out.rows[1][1], Value::Int(9));
+  ASSERT_EQ(out.rejected.size(), 1u);
+  EXPECT_EQ(out.rejected[0].reason, "column 'seq': 'n/a' is not a BIGINT");
 }
 
 }  // namespace

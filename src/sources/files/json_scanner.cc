@@ -257,7 +257,14 @@ bool JsonScanner::ReadNumber(JsonValue* value) {
 }
 
 bool JsonScanner::ReadLiteral(std::string_view word) {
-  if (text_.substr(pos_, word.size()) != word) return Fail("unexpected character");
+  if (text_.substr(pos_, word.size()) != word) {
+    std::string_view rest = text_.substr(pos_);
+    if (rest.size() < word.size() && word.substr(0, rest.size()) == rest) {
+      pos_ = text_.size();  // "tr" at the end: a literal cut short
+      return Fail("unexpected end of input");
+    }
+    return Fail("unexpected character");
+  }
   pos_ += word.size();
   return true;
 }

@@ -65,6 +65,8 @@ class JsonScanner {
   const char* error() const { return error_; }
   /// Offset in the text where the error was found.
   size_t error_offset() const { return error_offset_; }
+  /// The error is the text ending before the value did: more bytes could make it whole.
+  bool ended_early() const { return error_ != nullptr && error_offset_ >= text_.size(); }
 
  private:
   static constexpr int kMaxDepth = 512;

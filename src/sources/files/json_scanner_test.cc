@@ -44,7 +44,9 @@ TEST(JsonScanner, InvalidTexts) {
   EXPECT_EQ(ErrorOf("-"), "bad number @1");
   EXPECT_EQ(ErrorOf("1e"), "bad number @2");
   EXPECT_EQ(ErrorOf("+1"), "unexpected character @0");
-  EXPECT_EQ(ErrorOf("tru"), "unexpected character @0");
+  // A literal cut by the end of the text ended early (more bytes could complete it).
+  EXPECT_EQ(ErrorOf("tru"), "unexpected end of input @3");
+  EXPECT_EQ(ErrorOf("trux"), "unexpected character @0");
   EXPECT_EQ(ErrorOf("\"abc"), "unterminated string @4");
   EXPECT_EQ(ErrorOf("\"a\tb\""), "control character in a string @2");
   EXPECT_EQ(ErrorOf("\"\\x\""), "bad escape in a string @1");

@@ -25,11 +25,17 @@ Result<bool> LineCursor::Next(std::string_view* line, int64_t* number, uint64_t*
     size_t end = nl == nullptr ? data.size()
                                : static_cast<size_t>(static_cast<const char*>(nl) - data.data());
     std::string_view text = data.substr(0, end);
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    terminated_ = nl != nullptr;
+    if (!text.empty() && text.back() == '\r') {
+      text.remove_suffix(1);
+      terminated_ = true;
+    }
     *line = text;
     *number = ++line_;
     *offset = input_->offset();
-    input_->Consume(nl == nullptr ? end : end + 1);
+    const size_t consumed = nl == nullptr ? end : end + 1;
+    end_ = *offset + consumed;
+    input_->Consume(consumed);
     scanned_ = 0;
     return true;
   }

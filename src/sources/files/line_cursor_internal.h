@@ -20,9 +20,16 @@ class LineCursor {
   /// the end of the file. The view stays valid until the next call.
   Result<bool> Next(std::string_view* line, int64_t* number, uint64_t* offset);
 
+  /// The last line's end: the file offset just past it, its line ending included.
+  uint64_t end() const { return end_; }
+  /// Whether a line ending (LF, or a CR the file ends in) ended the last line.
+  bool terminated() const { return terminated_; }
+
  private:
   ChunkedInput* input_;
   int64_t line_ = 0;
+  uint64_t end_ = 0;
+  bool terminated_ = true;
   size_t scanned_ = 0;  // bytes of available() already searched for a newline
   bool started_ = false;
 };

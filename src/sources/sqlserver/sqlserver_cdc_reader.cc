@@ -116,6 +116,10 @@ class SqlServerCdcReaderImpl final : public SqlServerCdcReader {
   }
 
   const SqlServerCdcCounts& counts() const override { return counts_; }
+  std::optional<PendingRecord> Pending() const override { return reader_->Pending(); }
+  std::optional<RecordSpan> UnterminatedLast() const override {
+    return reader_->UnterminatedLast();
+  }
 
  private:
   // Decodes row `r` of `in` into `*row`; false with `*reason` set when it does not decode.
@@ -261,6 +265,7 @@ Result<std::unique_ptr<SqlServerCdcReader>> SqlServerCdcReader::Open(io::FileSys
   file_options.format = options.format;
   file_options.schema = ReadSchema(options.schema);
   file_options.batch_rows = options.batch_rows;
+  file_options.unterminated_last = options.unterminated_last;
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<ChangeFileReader> reader,
                            ChangeFileReader::Open(fs, path, std::move(file_options)));
 

@@ -21,6 +21,8 @@ struct SqlServerCdcOptions {
   /// Types for the captured columns (else inferred as ChangeFileReader does).
   std::optional<data::Schema> schema;
   int64_t batch_rows = 1 << 16;
+  /// ChangeFileOptions::unterminated_last of the export.
+  std::optional<RecordSpan> unterminated_last;
 };
 
 struct SqlServerCdcCounts {
@@ -49,6 +51,9 @@ class SqlServerCdcReader {
   virtual ~SqlServerCdcReader() = default;
   virtual Result<std::optional<change::ChangeBatch>> Next() = 0;
   virtual const SqlServerCdcCounts& counts() const = 0;
+  /// The export's record not whole yet, and its unterminated last record (ChangeFileReader's).
+  virtual std::optional<PendingRecord> Pending() const = 0;
+  virtual std::optional<RecordSpan> UnterminatedLast() const = 0;
 };
 
 }  // namespace cdclake::sources
