@@ -410,7 +410,7 @@ Column CastColumn(const Column& c, const TypePtr& to) {
 
 namespace cdclake::data {
 
-Result<Column> CastColumn(const Column& column, const TypePtr& to) {
+Result<Column> CastColumnAs(const Column& column, const TypePtr& to) {
   if (!internal::CanCast(*column.type(), *to)) {
     return Status::InvalidArgument("a " + column.type()->ToString() + " cannot be cast to " +
                                    to->ToString());
