@@ -40,30 +40,30 @@ EOF
 "$bin" run declared.sql --var data=land --warehouse lake > run1.out 2> run1.err ||
   fail "declared run: $(cat run1.out run1.err)"
 
-expect_eq "$("$bin" schema lake/bronze_people)" "$(printf 'id int not null\nname string\nage int\nseq bigint\ncity string\n_source_file string\n_source_offset bigint\n_ingested_at timestamp\n_unchanged_columns string')" \
+expect_eq "$("$bin" schema lake/default/bronze_people)" "$(printf 'id int not null\nname string\nage int\nseq bigint\ncity string\n_source_file string\n_source_offset bigint\n_ingested_at timestamp\n_unchanged_columns string')" \
   "bronze schema: "
-expect_eq "$("$bin" show lake/bronze_people --format csv --columns id,name,age,seq,city --order-by id)" \
+expect_eq "$("$bin" show lake/default/bronze_people --format csv --columns id,name,age,seq,city --order-by id)" \
   'id,name,age,seq,city
 1,Ada,36,1,
 3,Cy,40,2,' "bronze rows: "
-reasons=$("$bin" show lake/bronze_people_quarantine --format csv --columns reason --order-by reason)
+reasons=$("$bin" show lake/default/bronze_people_quarantine --format csv --columns reason --order-by reason)
 expect_eq "$reasons" "reason
 column 'age': value 'abc' cannot be cast to int
 column 'id' is declared int NOT NULL but the value is NULL" "bronze quarantine: "
 
-expect_eq "$("$bin" schema lake/people)" "$(printf 'id bigint not null\nname string not null\nage int\nseq bigint\ncity string')" \
+expect_eq "$("$bin" schema lake/default/people)" "$(printf 'id bigint not null\nname string not null\nage int\nseq bigint\ncity string')" \
   "people schema: "
-expect_eq "$("$bin" show lake/people --format csv --order-by id)" 'id,name,age,seq,city
+expect_eq "$("$bin" show lake/default/people --format csv --order-by id)" 'id,name,age,seq,city
 1,Ada,37,4,
 5,Eve,20,7,' "people rows: "
-reasons=$("$bin" show lake/people_quarantine --format csv --columns reason --order-by reason)
+reasons=$("$bin" show lake/default/people_quarantine --format csv --columns reason --order-by reason)
 expect_eq "$reasons" "reason
 column 'age': value 'abc' cannot be cast to int
 column 'name' is declared string NOT NULL but the value is NULL" "people quarantine: "
 
-expect_eq "$("$bin" schema lake/people_history)" "$(printf 'id bigint not null\nname string\nage int\nseq int\n__START_AT int\n__END_AT int')" \
+expect_eq "$("$bin" schema lake/default/people_history)" "$(printf 'id bigint not null\nname string\nage int\nseq int\n__START_AT int\n__END_AT int')" \
   "people_history schema: "
-expect_eq "$("$bin" show lake/people_history --format csv --columns id,age,__START_AT,__END_AT --order-by id,__START_AT)" \
+expect_eq "$("$bin" show lake/default/people_history --format csv --columns id,age,__START_AT,__END_AT --order-by id,__START_AT)" \
   'id,age,__START_AT,__END_AT
 1,36,1,4
 1,37,4,
@@ -106,16 +106,16 @@ sleep 0.05
 # Raised before the tombstone of key 1 expires: it must stay, so a late insert is discarded.
 printf 'id,v,seq,op\n2,b,1,U\n' > tland/f2.csv
 "$bin" run p1.sql --var data=tland --warehouse tlake > t2.log 2>&1 || fail "props run 2: $(cat t2.log)"
-grep -q '"pipelines.cdc.tombstoneGCThresholdInSeconds":"86400"' tlake/kv/_delta_log/*.json ||
+grep -q '"pipelines.cdc.tombstoneGCThresholdInSeconds":"86400"' tlake/default/kv/_delta_log/*.json ||
   fail "the raised threshold is not in the table's log"
 printf 'id,v,seq,op\n1,late,2,U\n' > tland/f3.csv
 "$bin" run p1.sql --var data=tland --warehouse tlake > t3.log 2>&1 || fail "props run 3: $(cat t3.log)"
-expect_eq "$("$bin" show tlake/kv --format csv --order-by id)" 'id,v,seq
+expect_eq "$("$bin" show tlake/default/kv --format csv --order-by id)" 'id,v,seq
 2,b,1' "kv after a late insert of a deleted key: "
 # Nothing changed: a rerun commits no metadata.
-before=$(ls tlake/kv/_delta_log/*.json | wc -l)
+before=$(ls tlake/default/kv/_delta_log/*.json | wc -l)
 "$bin" run p1.sql --var data=tland --warehouse tlake > t4.log 2>&1 || fail "props run 4: $(cat t4.log)"
-expect_eq "$(ls tlake/kv/_delta_log/*.json | wc -l)" "$before" "versions after an unchanged rerun: "
+expect_eq "$(ls tlake/default/kv/_delta_log/*.json | wc -l)" "$before" "versions after an unchanged rerun: "
 # Column mapping cannot change in place: refused, naming the property.
 sed "s/TBLPROPERTIES (/TBLPROPERTIES ('delta.columnMapping.mode' = 'name', /" p1.sql > cm.sql
 if "$bin" run cm.sql --var data=tland --warehouse tlake > cm.log 2>&1; then
