@@ -13,6 +13,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "apply/declared_columns.h"
 #include "apply/file_dictionary.h"
 #include "apply/index_log.h"
 #include "apply/key_index.h"
@@ -167,6 +168,7 @@ class ApplierImpl : public Applier {
         snapshot_(std::move(snapshot)) {}
 
   Result<ApplyResult> Apply(const change::ChangeBatch& batch, const CommitExtras& extras) override;
+  Result<ApplyResult> ApplyConformed(const change::ChangeBatch& batch, const CommitExtras& extras);
   int64_t version() const override { return snapshot_ ? snapshot_->version() : -1; }
   Status LoadFiles() { return files_.Load(*index_); }
 
@@ -191,6 +193,7 @@ class ApplierImpl : public Applier {
   TargetLayout layout_;
   StateCache cache_{kStateCacheBytes};
   FileDictionary files_;
+  std::set<std::string> warned_undeclared_;  // source columns already reported as undeclared
 };
 
 std::string ApplierImpl::Property(const std::string& key) const {
@@ -218,6 +221,7 @@ Status ApplierImpl::Quarantine(const change::ChangeBatch& batch, int64_t row, st
 
 // Creates the target, or checks the batch's columns against it and adds new columns.
 Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row, bool create) {
+  CDCLAKE_RETURN_IF_ERROR(CheckDeclaredHistoryBounds(flow_, source));
   if (!snapshot_) {
     if (!create) {
       CDCLAKE_ASSIGN_OR_RETURN(layout_,
@@ -464,6 +468,32 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
           WithTargetColumns(batch, flow_, snapshot_.get())) {
     return Apply(*patched, extras);
   }
+  if (!flow_.declared_schema || batch.rows.num_rows() == 0) return ApplyConformed(batch, extras);
+  // A declared column list: the source's columns cast to it first (conditions and the
+  // sequence then see the declared types), undeclared columns kept for them but not written.
+  CDCLAKE_RETURN_IF_ERROR(ValidateFlow(flow_, batch.rows.schema()));
+  ConformReport report;
+  CDCLAKE_ASSIGN_OR_RETURN(change::ChangeBatch conformed,
+                           ConformToDeclared(batch, *flow_.declared_schema, true, &report));
+  std::string undeclared;
+  for (const std::string& name : report.undeclared) {
+    if (std::find(flow_.keys.begin(), flow_.keys.end(), name) != flow_.keys.end() ||
+        !flow_.columns.Selects(name) || !warned_undeclared_.insert(name).second) {
+      continue;
+    }
+    undeclared += (undeclared.empty() ? "'" : ", '") + name + "'";
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(ApplyResult result, ApplyConformed(conformed, extras));
+  if (!undeclared.empty()) {
+    result.warnings.push_back("source columns " + undeclared + " are not in " + flow_.target +
+                              "'s declared column list and are not written; declare them, or "
+                              "leave them out with COLUMNS * EXCEPT (...)");
+  }
+  return result;
+}
+
+Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch,
+                                                const CommitExtras& extras) {
   ApplyResult result;
   PhaseTrace trace;
   ApplyCounts& counts = result.counts;
@@ -486,6 +516,10 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
     CDCLAKE_ASSIGN_OR_RETURN(is_truncate, data::EvaluatePredicate(*flow_.truncate_when, rows));
   }
 
+  // Declared NOT NULL columns: an upsert must give them a value.
+  std::vector<std::string> not_null;
+  if (flow_.declared_schema) not_null = NotNullViolations(rows, *flow_.declared_schema);
+
   // Events, with invalid rows sent to quarantine.
   std::vector<PendingEvent> events;
   std::vector<std::pair<std::string, int64_t>> truncates;  // sequence, row
@@ -504,6 +538,10 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
     if (auto null_key = layout_.NullKeyColumn(rows, r)) {
       CDCLAKE_RETURN_IF_ERROR(
           Quarantine(batch, r, "NULL in key column '" + *null_key + "'", &quarantined));
+      continue;
+    }
+    if (!is_delete[r] && !not_null.empty() && !not_null[r].empty()) {
+      CDCLAKE_RETURN_IF_ERROR(Quarantine(batch, r, std::move(not_null[r]), &quarantined));
       continue;
     }
     PendingEvent e;
@@ -875,16 +913,23 @@ Result<std::unique_ptr<Applier>> Applier::Open(io::FileSystem& fs, FlowDefinitio
   if (exists) {
     CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, flow.target));
   }
-  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<KeyIndex> index,
-                           OpenTableIndex(fs, flow.target, snapshot ? snapshot->version() : -1,
-                                          options.persistent_index));
   if (snapshot) {
     std::string keys = snapshot->Property(kKeysProperty);
     if (!keys.empty() && keys != KeysPropertyValue(flow.keys)) {
       return Status::InvalidArgument(flow.target + " was created with KEYS " + keys +
                                      "; the flow says " + KeysPropertyValue(flow.keys));
     }
+    // Properties the definition changed since the table was made take effect now.
+    CDCLAKE_ASSIGN_OR_RETURN(
+        std::optional<int64_t> updated,
+        delta::UpdateTableProperties(fs, flow.target, *snapshot, flow.table_properties));
+    if (updated) {
+      CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, flow.target, *updated));
+    }
   }
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<KeyIndex> index,
+                           OpenTableIndex(fs, flow.target, snapshot ? snapshot->version() : -1,
+                                          options.persistent_index));
   auto applier = std::make_unique<ApplierImpl>(fs, std::move(flow), std::move(options),
                                                std::move(index), snapshot);
   CDCLAKE_RETURN_IF_ERROR(applier->LoadFiles());

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "apply/flow_definition.h"
 #include "base/result.h"
@@ -60,6 +61,8 @@ struct ApplyResult {
   std::optional<int64_t> version;             // the target's new version, if one was written
   std::optional<int64_t> quarantine_version;  // the quarantine table's, if rows went there
   std::optional<int64_t> optimize_version;    // a compaction that followed (autoOptimize)
+  /// Things the run should say once (source columns a declared schema leaves out, ...).
+  std::vector<std::string> warnings;
 };
 
 class Applier {

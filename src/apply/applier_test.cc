@@ -502,3 +502,75 @@ TEST_F(ApplierTest, AutoOptimizeRunsEveryNCommits) {
 
 }  // namespace
 }  // namespace cdclake::apply
+
+namespace cdclake::apply {
+namespace {
+
+TEST_F(ApplierTest, DeclaredColumnsAreTheTargetSchema) {
+  FlowDefinition flow = Flow(target_);
+  flow.declared_schema = data::Schema({{"id", DataType::Int64(), false},
+                                       {"name", DataType::String(), false},
+                                       {"city", DataType::String(), true}});
+  auto applier = Open(flow);
+  // A NULL in a NOT NULL column is quarantined for an upsert, not for a delete.
+  ApplyResult r = Apply(
+      *applier,
+      {{1, "a", "U", 1}, {2, std::nullopt, "U", 2}, {3, "c", "U", 3}, {3, std::nullopt, "D", 4}});
+  EXPECT_EQ(r.counts.quarantined, 1);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a,"}));
+  auto snapshot = delta::Snapshot::Load(fs_, target_);
+  ASSERT_TRUE(snapshot.ok());
+  EXPECT_EQ((*snapshot)->schema().ToString(), data::Schema({{"id", DataType::Int64(), false},
+                                                            {"name", DataType::String(), false},
+                                                            {"city", DataType::String(), true}})
+                                                  .ToString());
+  std::vector<std::string> quarantined = TableRows(fs_, target_ + "_quarantine");
+  ASSERT_EQ(quarantined.size(), 1u);
+  EXPECT_NE(quarantined[0].find("column 'name' is declared string NOT NULL but the value is NULL"),
+            std::string::npos)
+      << quarantined[0];
+}
+
+TEST_F(ApplierTest, UndeclaredSourceColumnsAreNotWrittenAndNamedOnce) {
+  FlowDefinition flow = Flow(target_);
+  flow.columns = ColumnSelection::Except({"op"});
+  flow.declared_schema = data::Schema({{"id", DataType::Int32(), true}});
+  auto applier = Open(flow);
+  ApplyResult first = Apply(*applier, {{1, "a", "U", 1}});
+  ASSERT_EQ(first.warnings.size(), 1u);
+  EXPECT_NE(first.warnings[0].find("source columns 'name', 'seq' are not in"), std::string::npos)
+      << first.warnings[0];
+  EXPECT_TRUE(Apply(*applier, {{2, "b", "U", 2}}).warnings.empty());
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1", "2"}));
+}
+
+TEST_F(ApplierTest, ChangedPropertiesAreCommittedOnOpen) {
+  FlowDefinition flow = Flow(target_);
+  flow.table_properties["pipelines.cdc.tombstoneGCThresholdInSeconds"] = "60";
+  auto applier = Open(flow);
+  Apply(*applier, {{1, "a", "U", 1}});
+  const int64_t created = applier->version();
+  applier.reset();
+  // The same properties: no commit.
+  applier = Open(flow);
+  EXPECT_EQ(applier->version(), created);
+  applier.reset();
+  flow.table_properties["pipelines.cdc.tombstoneGCThresholdInSeconds"] = "86400";
+  applier = Open(flow);
+  EXPECT_EQ(applier->version(), created + 1);
+  auto snapshot = delta::Snapshot::Load(fs_, target_);
+  ASSERT_TRUE(snapshot.ok());
+  EXPECT_EQ((*snapshot)->Property("pipelines.cdc.tombstoneGCThresholdInSeconds"), "86400");
+  // Still applies after the metadata commit (the key index caught up with it).
+  Apply(*applier, {{1, "b", "U", 2}});
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,b"}));
+  applier.reset();
+  flow.table_properties["delta.columnMapping.mode"] = "name";
+  auto refused = Applier::Open(fs_, flow);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("delta.columnMapping.mode"), std::string::npos)
+      << refused.status().ToString();
+}
+
+}  // namespace
+}  // namespace cdclake::apply

@@ -135,8 +135,42 @@ data::TypePtr SequenceType(const FlowDefinition& flow, const Schema& source) {
   return DataType::Struct(std::move(members));
 }
 
+Status CheckDeclaredHistoryBounds(const FlowDefinition& flow, const Schema& source) {
+  if (!flow.declared_schema || flow.scd_type != ScdType::kType2) return Status::OK();
+  data::TypePtr seq = SequenceType(flow, source);
+  for (const char* bound : {"__START_AT", "__END_AT"}) {
+    int i = flow.declared_schema->FieldIndex(bound);
+    if (i < 0) continue;
+    const data::DataType& declared = *flow.declared_schema->field(i).type;
+    if (declared.Equals(*seq)) continue;
+    int rd = data::IntegerRank(declared.id()), rs = data::IntegerRank(seq->id());
+    if (rd && rs && rd >= rs) continue;
+    return Status::InvalidArgument(std::string(bound) + " is declared " + declared.ToString() +
+                                   ", which cannot hold the sequence (" + seq->ToString() +
+                                   "); declare it " + seq->ToString() + " or leave it out");
+  }
+  return Status::OK();
+}
+
 Schema TargetSchema(const FlowDefinition& flow, const Schema& source) {
   std::vector<Field> fields;
+  if (flow.declared_schema) {
+    const Schema& declared = *flow.declared_schema;
+    const bool scd2 = flow.scd_type == ScdType::kType2;
+    for (const auto& f : declared.fields()) {
+      const bool bound = f.name == "__START_AT" || f.name == "__END_AT";
+      if (bound && !scd2) continue;
+      // An open version has no end: __END_AT stays nullable whatever the declaration says.
+      fields.push_back({f.name, f.type, f.name == "__END_AT" || f.nullable});
+    }
+    if (scd2) {
+      data::TypePtr seq = SequenceType(flow, source);
+      for (const char* bound : {"__START_AT", "__END_AT"}) {
+        if (declared.FieldIndex(bound) < 0) fields.push_back({bound, seq, true});
+      }
+    }
+    return Schema(std::move(fields));
+  }
   for (const auto& f : source.fields()) {
     bool is_key = std::find(flow.keys.begin(), flow.keys.end(), f.name) != flow.keys.end();
     if (!is_key && !flow.columns.Selects(f.name)) continue;

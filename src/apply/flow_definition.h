@@ -45,6 +45,9 @@ struct FlowDefinition {
   std::optional<ColumnSelection> track_history;        // TRACK HISTORY ON (SCD2 only)
   std::optional<ColumnSelection> ignore_null_updates;  // IGNORE NULL UPDATES [ON ...]
   std::map<std::string, std::string> table_properties;
+  /// The target's declared column list (CREATE STREAMING TABLE t (id INT NOT NULL, ...)):
+  /// when set it is the target's schema; source values are cast to it (declared_columns.h).
+  std::optional<data::Schema> declared_schema;
 };
 
 /// Checks `flow` against the source's columns. kInvalidArgument saying what to change for:
@@ -54,11 +57,17 @@ struct FlowDefinition {
 Status ValidateFlow(const FlowDefinition& flow, const data::Schema& source_schema);
 
 /// The target's columns for `source_schema`: selected source columns in source order (the
-/// keys always kept), then `__START_AT` and `__END_AT` of the sequence's type for SCD2.
+/// keys always kept), then `__START_AT` and `__END_AT` of the sequence's type for SCD2. With a
+/// declared schema: the declared columns in their order (NOT NULL kept), and for SCD2 the
+/// declared `__START_AT`/`__END_AT` (of the sequence's type when not declared).
 /// REQUIRES: ValidateFlow passed.
 data::Schema TargetSchema(const FlowDefinition& flow, const data::Schema& source_schema);
 
 /// The sequence's type: the column's type, or a STRUCT of the members.
 data::TypePtr SequenceType(const FlowDefinition& flow, const data::Schema& source_schema);
+
+/// kInvalidArgument when a declared `__START_AT` or `__END_AT` cannot hold the sequence (same
+/// type, or an integer at least as wide, is needed). OK without a declaration or for SCD1.
+Status CheckDeclaredHistoryBounds(const FlowDefinition& flow, const data::Schema& source_schema);
 
 }  // namespace cdclake::apply

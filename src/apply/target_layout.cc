@@ -187,6 +187,8 @@ Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
                         std::map<std::string, data::TypePtr>* widened) {
   for (const auto& f : source.fields()) {
     if (!IsKey(flow, f.name) && !flow.columns.Selects(f.name)) continue;
+    // A declared column list is the schema: undeclared source columns are not written.
+    if (flow.declared_schema && flow.declared_schema->FieldIndex(f.name) < 0) continue;
     int t = target.FieldIndex(f.name);
     if (t < 0) {
       added->push_back({f.name, f.type, true});

@@ -404,8 +404,9 @@ Action AddApplyCommand(CLI::App& app) {
                   "a,b: the same, for every column but these");
   cmd->add_option("--batch-size", args->batch_size,
                   "N: apply N rows at a time, across files (default: all in one batch)");
-  cmd->add_option("--property", args->properties,
-                  "k=v: a table property for a new target (repeatable)")
+  cmd->add_option(
+         "--property", args->properties,
+         "k=v: a table property (repeatable); a changed value is committed to an existing target")
       ->expected(1)
       ->allow_extra_args(false)  // one value per --property: the files follow as positionals
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

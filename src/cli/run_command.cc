@@ -197,6 +197,10 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   options.on_batch = [&](const pipeline::FlowBatchReport& r) {
     rows_total += r.counts.read;
     files_total += r.files;
+    for (const std::string& w : r.warnings) {
+      std::cerr << (live ? "\r\033[K" : "") << "cdclake: warning: flow " << r.flow << ": " << w
+                << "\n";
+    }
     if (json) {
       std::cout << Json(r) << "\n" << std::flush;
     } else if (live) {

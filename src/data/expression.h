@@ -139,6 +139,10 @@ Result<TypePtr> ResultType(const Expr& expr, const Schema& schema);
 /// STRING writes UTC without a zone suffix.
 Result<Column> EvaluateValue(const Expr& expr, const RecordBatch& batch);
 
+/// Every row of `column` as CAST(column AS to) gives it in Spark's non-ANSI mode: NULL where a
+/// value does not convert (or is out of range). kInvalidArgument when Spark has no such CAST.
+Result<Column> CastColumnAs(const Column& column, const TypePtr& to);
+
 /// Parses a date literal as SQL casts a string to DATE: 'YYYY-MM-DD', optionally followed by a
 /// time (and zone) that is checked and dropped. Returns days since 1970-01-01.
 Result<int64_t> ParseDateLiteral(std::string_view text);

@@ -131,6 +131,41 @@ Result<int64_t> SetTableProperties(io::FileSystem& fs, const std::string& table_
                 json::Json{{"properties", json::Dump(params)}});
 }
 
+Result<std::optional<int64_t>> UpdateTableProperties(
+    io::FileSystem& fs, const std::string& table_root, const Snapshot& snapshot,
+    const std::map<std::string, std::string>& wanted) {
+  const Snapshot* snap = &snapshot;
+  std::map<std::string, std::string> changed;
+  for (const auto& [key, value] : wanted) {
+    const std::string have = snap->Property(key);
+    if (have == value) continue;
+    const std::string where = table_root + ": table property " + key + " is '" + have +
+                              "' and the definition says '" + value + "'; ";
+    if (key == "delta.columnMapping.mode" && !(have.empty() && value == "none")) {
+      return Status::InvalidArgument(where +
+                                     "changing column mapping renames the physical columns of "
+                                     "every file, which cdclake does not do in place; rebuild "
+                                     "the table (--full-refresh) to change it");
+    }
+    if (key == "delta.enableDeletionVectors" && have == "true" && value != "true") {
+      return Status::InvalidArgument(where +
+                                     "the table's files carry deletion vectors already, and "
+                                     "turning them off would leave the apply engine rewriting "
+                                     "files around them; rebuild the table (--full-refresh) or "
+                                     "keep the value");
+    }
+    if (key == "cdclake.keys" || key == "cdclake.sequenceType") {
+      return Status::InvalidArgument(where +
+                                     "it records how the table was created and cannot change; "
+                                     "rebuild the table (--full-refresh) instead");
+    }
+    changed[key] = value;
+  }
+  if (changed.empty()) return std::optional<int64_t>();
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t version, SetTableProperties(fs, table_root, changed));
+  return std::optional<int64_t>(version);
+}
+
 Result<int64_t> EvolveSchema(io::FileSystem& fs, const std::string& table_root,
                              const data::Schema& schema) {
   CDCLAKE_ASSIGN_OR_RETURN(auto snap, Snapshot::Load(fs, table_root));

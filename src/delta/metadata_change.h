@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "base/result.h"
@@ -11,10 +12,25 @@
 
 namespace cdclake::delta {
 
+class Snapshot;
+
 /// Sets (or replaces) table properties; upgrades the protocol when a property needs a
 /// feature the table lacks. Returns the committed version.
 Result<int64_t> SetTableProperties(io::FileSystem& fs, const std::string& table_root,
                                    const std::map<std::string, std::string>& properties);
+
+/// Brings the table's properties to `wanted` on the next run (properties `wanted` does not name
+/// stay as they are): one SET TBLPROPERTIES commit of the values that differ, with a protocol
+/// upgrade when one turns a feature on (deletion vectors, change data feed, ...). nullopt, and
+/// no commit, when every value is set already. kInvalidArgument naming the property and why,
+/// before anything is written, for a change Delta cannot make in place:
+/// `delta.columnMapping.mode` (physical column names would change), `delta.enableDeletionVectors`
+/// from true to false (files already carry deletion vectors), and cdclake's own records of how
+/// the table was made (`cdclake.keys`, `cdclake.sequenceType`).
+/// `snapshot` is the table's latest.
+Result<std::optional<int64_t>> UpdateTableProperties(
+    io::FileSystem& fs, const std::string& table_root, const Snapshot& snapshot,
+    const std::map<std::string, std::string>& wanted);
 
 /// Replaces the table's schema. Only additive changes are accepted: every existing column
 /// keeps its name and type (nested structs may gain members) and new columns are nullable.

@@ -25,7 +25,7 @@ Result<std::shared_ptr<const delta::Snapshot>> PrepareTable(io::FileSystem& fs,
     delta::TableSpec table;
     std::vector<data::Field> fields;
     for (const data::Field& f : incoming.fields()) fields.push_back({f.name, f.type, true});
-    table.schema = data::Schema(std::move(fields));
+    table.schema = spec.schema ? *spec.schema : data::Schema(std::move(fields));
     table.properties = spec.properties;
     table.partition_columns = spec.partition_columns;
     auto created = delta::CreateTable(fs, table_root, table);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ namespace cdclake::pipeline {
 struct AppendTableSpec {
   std::map<std::string, std::string> properties;
   std::vector<std::string> partition_columns;
+  /// The declared column list: the new table's schema (NOT NULL kept) instead of the rows'.
+  std::optional<data::Schema> schema;
 };
 
 /// What the commit records besides the rows.

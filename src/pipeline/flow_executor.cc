@@ -2,8 +2,13 @@
 #include "pipeline/flow_executor.h"
 
 #include <chrono>
+#include <set>
 
+#include "apply/declared_columns.h"
 #include "apply/quarantine.h"
+#include "delta/log_segment.h"
+#include "delta/metadata_change.h"
+#include "delta/snapshot.h"
 #include "delta/transaction.h"
 #include "pipeline/append_writer.h"
 #include "pipeline/batch_source.h"
@@ -72,11 +77,53 @@ Result<std::optional<change::SourcePosition>> TableQuarantinedBefore(const io::F
   return std::optional<change::SourcePosition>(p);
 }
 
+// An ingest flow's rows as its table declares them: cast to the declared types (rows that do
+// not cast, or leave a NOT NULL column NULL, become rejected records), undeclared columns
+// dropped (but the bronze columns) and named once in `warnings`.
+Result<change::ChangeBatch> ConformIngestRows(const FlowPlan& flow, change::ChangeBatch rows,
+                                              std::set<std::string>* seen,
+                                              std::vector<std::string>* warnings) {
+  // The columns cdclake adds to file rows stay (downstream flows read positions from them).
+  std::vector<data::Field> fields = flow.declared_schema->fields();
+  for (const char* name :
+       {kSourceFileColumn, kSourceOffsetColumn, kIngestedAtColumn, kUnchangedColumnsColumn}) {
+    int at = rows.rows.schema().FieldIndex(name);
+    if (at >= 0 && flow.declared_schema->FieldIndex(name) < 0) {
+      fields.push_back(rows.rows.schema().field(static_cast<size_t>(at)));
+    }
+  }
+  const data::Schema declared(std::move(fields));
+  apply::ConformReport report;
+  CDCLAKE_ASSIGN_OR_RETURN(rows, apply::ConformToDeclared(std::move(rows), declared,
+                                                          /*keep_undeclared=*/false, &report));
+  apply::RejectNotNullViolations(declared, &rows);
+  std::string names;
+  for (const std::string& name : report.undeclared) {
+    if (seen->insert(name).second) names += (names.empty() ? "'" : ", '") + name + "'";
+  }
+  if (!names.empty()) {
+    warnings->push_back("source columns " + names + " are not in " + flow.target +
+                        "'s declared column list and are not written; declare them, or leave "
+                        "them out of the flow's SELECT");
+  }
+  return rows;
+}
+
 Result<change::ChangeBatch> Transform(const FlowPlan& flow, change::ChangeBatch rows) {
   for (const sql::SelectQuery& q : flow.source.transforms) {
     CDCLAKE_ASSIGN_OR_RETURN(rows, ApplySelect(q, std::move(rows)));
   }
   return rows;
+}
+
+// Table properties the definition changed since the target was made, committed before the
+// flow reads anything (also when it finds nothing new), so the run uses them.
+Status ApplyChangedProperties(io::FileSystem& fs, const FlowPlan& flow) {
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, flow.target_folder));
+  if (!exists || flow.table_properties.empty()) return Status::OK();
+  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, flow.target_folder));
+  return delta::UpdateTableProperties(fs, flow.target_folder, *snapshot, flow.table_properties)
+      .status();
 }
 
 // Flows whose rows come from a BatchSource: ingest into a streaming table, or AUTO CDC.
@@ -93,7 +140,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   outcome->input_from = source->StartText();
   outcome->input_to = outcome->input_from;
   std::unique_ptr<apply::Applier> applier;
-  AppendTableSpec spec{flow.table_properties, flow.partition_columns};
+  AppendTableSpec spec{flow.table_properties, flow.partition_columns, flow.declared_schema};
+  std::set<std::string> undeclared_seen;  // reported once per run
   while (true) {
     const int64_t started = SteadyMs();
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<InputBatch> input, source->Next());
@@ -109,6 +157,11 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     if (add_bronze_columns) rows = AddBronzeColumns(std::move(rows), NowMs(execution) * 1000);
     std::optional<change::SourcePosition> last = LastPosition(rows);
     CDCLAKE_ASSIGN_OR_RETURN(rows, Transform(flow, std::move(rows)));
+    if (flow.kind == FlowPlan::Kind::kIngest && flow.declared_schema) {
+      CDCLAKE_ASSIGN_OR_RETURN(
+          rows, ConformIngestRows(flow, std::move(rows), &undeclared_seen, &report.warnings));
+      spec.schema = rows.rows.schema();  // the declared columns, as a new table gets them
+    }
     json::Json position = input->end;
     if (last) position["last_row"] = PositionJson(*last);
     json::Json params = json::Json::object();
@@ -155,6 +208,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       extras.quarantined_before = quarantined_before;
       CDCLAKE_ASSIGN_OR_RETURN(apply::ApplyResult result, applier->Apply(rows, extras));
       report.counts = result.counts;
+      for (std::string& w : result.warnings) report.warnings.push_back(std::move(w));
       if (result.version) {
         ++batch_no;
         report.table_version = result.version;
@@ -223,6 +277,7 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
       return Status::OK();
     }
   }
+  CDCLAKE_RETURN_IF_ERROR(ApplyChangedProperties(fs, flow));
   if (flow.kind == FlowPlan::Kind::kSnapshot) return RunSnapshotFlow(fs, flow, execution, outcome);
   if (flow.source.kind == SourcePlan::Kind::kTable) {
     json::Json position;

@@ -27,7 +27,8 @@ struct FlowBatchReport {
   std::optional<int64_t> table_version;
   int64_t files = 0;  // files finished in this batch
   int64_t duration_ms = 0;
-  int64_t input_written_ms = 0;  // when its newest input was written (0: unknown)
+  int64_t input_written_ms = 0;       // when its newest input was written (0: unknown)
+  std::vector<std::string> warnings;  // said once per run (undeclared source columns, ...)
 };
 
 struct FlowExecution {

@@ -187,6 +187,17 @@ class Planner {
     return it->second;
   }
 
+  // The apply engine writes unpartitioned tables: its key index and copy-on-write deletes
+  // read key columns from the data files, which a partition column is not in.
+  Status RefusePartitions(const sql::CreateStreamingTable& table, const FlowPlan& flow) const {
+    if (table.partition_columns.empty()) return Status::OK();
+    return ErrorAt(flow.position, "'" + flow.target + "' is PARTITIONED BY (" +
+                                      JoinNames(table.partition_columns) +
+                                      "), which cdclake does not do for AUTO CDC targets yet "
+                                      "(only for tables filled by AS SELECT); remove PARTITIONED "
+                                      "BY, or partition a table that reads this one");
+  }
+
   void TakeTableDefinition(const sql::CreateStreamingTable& table, FlowPlan* flow) const {
     flow->declared_schema = table.schema;
     for (const sql::TableProperty& p : table.properties) flow->table_properties[p.key] = p.value;
@@ -231,6 +242,7 @@ class Planner {
     }
     flow.name = cdc.flow_name.empty() ? flow.target : cdc.flow_name;
     flow.target_folder = plan_.tables[flow.target];
+    CDCLAKE_RETURN_IF_ERROR(RefusePartitions(*table, flow));
     std::set<const sql::CreateView*> seen;
     CDCLAKE_RETURN_IF_ERROR(Resolve(cdc.source, &flow.source, &seen));
     TakeTableDefinition(*table, &flow);
@@ -250,6 +262,7 @@ class Planner {
     if (cdc.ignore_null_updates)
       def.ignore_null_updates = ToSelection(cdc.ignore_null_updates_columns);
     def.table_properties = flow.table_properties;
+    def.declared_schema = flow.declared_schema;
     return AddFlow(std::move(flow));
   }
 
@@ -261,6 +274,7 @@ class Planner {
                              TargetTable(snap.target, at, &flow.target));
     flow.name = snap.flow_name.empty() ? flow.target : snap.flow_name;
     flow.target_folder = plan_.tables[flow.target];
+    CDCLAKE_RETURN_IF_ERROR(RefusePartitions(*table, flow));
     std::set<const sql::CreateView*> seen;
     CDCLAKE_RETURN_IF_ERROR(Resolve(snap.source, &flow.source, &seen));
     TakeTableDefinition(*table, &flow);

@@ -129,7 +129,7 @@ CREATE STREAMING TABLE c AS SELECT * FROM STREAM(read_files('/c/*.csv', format =
 TEST(PipelinePlanTest, AutoCdcClausesBecomeTheFlowDefinition) {
   PipelinePlan plan = MustPlan(R"(
 CREATE OR REFRESH STREAMING TABLE sales.current (id BIGINT, region STRING, name STRING)
-  PARTITIONED BY (region) TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true');
+  TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true');
 CREATE OR REFRESH STREAMING TABLE sales.history;
 CREATE FLOW cur AS AUTO CDC INTO sales.current
 FROM STREAM(read_files('/in/*.csv', format => 'csv'))
@@ -175,7 +175,9 @@ KEYS (id) SEQUENCE BY seq;
   EXPECT_EQ(d.table_properties.at("delta.enableChangeDataFeed"), "true");
   ASSERT_TRUE(cur->declared_schema.has_value());
   EXPECT_EQ(cur->declared_schema->num_fields(), 3u);
-  EXPECT_EQ(cur->partition_columns, (Names{"region"}));
+  // The declaration reaches the engine: it is the target's schema.
+  ASSERT_TRUE(d.declared_schema.has_value());
+  EXPECT_EQ(d.declared_schema->num_fields(), 3u);
   EXPECT_EQ(cur->table_properties.at("delta.enableChangeDataFeed"), "true");
 
   const FlowPlan* hist = FindFlow(plan, "hist");
@@ -320,6 +322,20 @@ TEST(PipelinePlanTest, AFlowReadingItsOwnTargetIsRefused) {
       "SEQUENCE BY seq;";
   std::string message = PlanError(text);
   EXPECT_EQ(message.rfind(At(text, "CREATE FLOW") + "flow 'f' reads the table it writes", 0), 0u)
+      << message;
+}
+
+TEST(PipelinePlanTest, PartitionedAutoCdcTargetIsRefusedNotIgnored) {
+  const std::string text =
+      "CREATE STREAMING TABLE t (id INT, region STRING) PARTITIONED BY (region);\n"
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(read_files('/in', format => 'csv')) "
+      "KEYS (id) SEQUENCE BY seq;";
+  std::string message = PlanError(text);
+  EXPECT_EQ(message.rfind(At(text, "CREATE FLOW") +
+                              "'default.t' is PARTITIONED BY (region), which cdclake does not do "
+                              "for AUTO CDC targets yet",
+                          0),
+            0u)
       << message;
 }
 

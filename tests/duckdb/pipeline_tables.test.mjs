@@ -155,6 +155,36 @@ describe('DuckDB reads the tables cdclake run writes', () => {
     else if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
+  test('declared column lists (casts, NOT NULL, declared __START_AT)', async () => {
+    const data = path.join(work, 'declared-data');
+    const warehouse = path.join(work, 'declared');
+    fs.mkdirSync(data, { recursive: true });
+    fs.writeFileSync(path.join(data, 'c1.csv'),
+      'id,name,age,seq,op,extra\n1,Ada,36,1,U,x\n2,Bob,abc,2,U,y\n3,,40,3,U,z\n1,Ada,37,4,U,x\n5,Eve,20,7,U,r\n');
+    const pipeline = path.join(work, 'declared.sql');
+    fs.writeFileSync(pipeline, `
+CREATE OR REFRESH STREAMING TABLE bronze (id INT NOT NULL, name STRING, age INT, city STRING)
+AS SELECT * FROM STREAM(read_files('\${data}/*.csv', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE people (id BIGINT NOT NULL, name STRING NOT NULL, age INT, city STRING);
+CREATE FLOW people AS AUTO CDC INTO people FROM STREAM(read_files('\${data}/*.csv', format => 'csv'))
+KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op) STORED AS SCD TYPE 1;
+CREATE OR REFRESH STREAMING TABLE history (id BIGINT NOT NULL, age INT, seq INT, __START_AT INT, __END_AT INT);
+CREATE FLOW history AS AUTO CDC INTO history FROM STREAM(read_files('\${data}/*.csv', format => 'csv'))
+KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op) STORED AS SCD TYPE 2;
+`);
+    run(cdclakeBin, 'run', pipeline, '--var', `data=${data}`, '--warehouse', warehouse);
+    const checked = {};
+    for (const t of ['default/bronze', 'default/people', 'default/history']) {
+      checked[t] = await crossCheck(con, path.join(warehouse, t));
+    }
+    assert.equal(checked['default/bronze'].types.get('age'), 'int');
+    assert.equal(checked['default/people'].types.get('id'), 'bigint');
+    assert.equal(checked['default/history'].types.get('__START_AT'), 'int');
+    await createLiveView(con, 'declared_people', path.join(warehouse, 'default/people'));
+    assert.deepEqual((await query(con, 'SELECT id, age FROM declared_people ORDER BY id')).map((r) => [r.id, r.age]),
+      [[1, 37], [5, 20]]);
+  });
+
   test('the quick start', async () => {
     const data = path.join(work, 'quickstart-data');
     const warehouse = path.join(work, 'quickstart');

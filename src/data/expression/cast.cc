@@ -330,11 +330,72 @@ Value CastValue(const Value& v, const DataType& from, const DataType& to) {
   }
 }
 
+namespace {
+
+void AppendIntegral(TypeId to, int64_t v, Column* out) {
+  switch (to) {
+    case TypeId::kInt8:
+      out->Append<int8_t>(static_cast<int8_t>(v));
+      break;
+    case TypeId::kInt16:
+      out->Append<int16_t>(static_cast<int16_t>(v));
+      break;
+    case TypeId::kInt32:
+      out->Append<int32_t>(static_cast<int32_t>(v));
+      break;
+    default:
+      out->Append<int64_t>(v);
+      break;
+  }
+}
+
+// The common casts of declared columns (text or integers to integers or floating point)
+// slot by slot, without a Value per row; false when `c` and `to` take the general path.
+bool CastColumnFast(const Column& c, const DataType& to, Column* out) {
+  const TypeId from = c.type()->id();
+  const bool from_integer = IntegerRank(from) > 0, from_string = from == TypeId::kString;
+  if (!from_integer && !from_string) return false;
+  const int64_t n = c.length();
+  if (IntegerRank(to.id()) > 0) {
+    for (int64_t i = 0; i < n; ++i) {
+      std::optional<Int128> v;
+      if (c.IsValid(i)) v = from_integer ? Int128(c.IntegerAt(i)) : ParseIntegral(c.StringAt(i));
+      if (!v || !IntegerFits(*v, to.id())) {
+        out->AppendNull();
+      } else {
+        AppendIntegral(to.id(), static_cast<int64_t>(*v), out);
+      }
+    }
+    return true;
+  }
+  if (to.id() == TypeId::kDouble || to.id() == TypeId::kFloat) {
+    for (int64_t i = 0; i < n; ++i) {
+      std::optional<double> d;
+      if (c.IsValid(i)) {
+        d = from_integer ? std::optional<double>(static_cast<double>(c.IntegerAt(i)))
+                         : ParseFloating(c.StringAt(i));
+      }
+      if (!d) {
+        out->AppendNull();
+      } else if (to.id() == TypeId::kFloat) {
+        out->Append<float>(static_cast<float>(*d));
+      } else {
+        out->Append<double>(*d);
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Column CastColumn(const Column& c, const TypePtr& to) {
   if (c.type()->Equals(*to)) return c;
   Column out(to);
   int64_t n = c.length();
   out.Reserve(n);
+  if (CastColumnFast(c, *to, &out)) return out;
   for (int64_t i = 0; i < n; ++i) {
     if (c.IsNull(i)) {
       out.AppendNull();
@@ -346,3 +407,15 @@ Column CastColumn(const Column& c, const TypePtr& to) {
 }
 
 }  // namespace cdclake::data::internal
+
+namespace cdclake::data {
+
+Result<Column> CastColumnAs(const Column& column, const TypePtr& to) {
+  if (!internal::CanCast(*column.type(), *to)) {
+    return Status::InvalidArgument("a " + column.type()->ToString() + " cannot be cast to " +
+                                   to->ToString());
+  }
+  return internal::CastColumn(column, to);
+}
+
+}  // namespace cdclake::data

@@ -1,0 +1,154 @@
+// Declared columns applied to batches: casts by column, then the rows that did not fit.
+#include "apply/declared_columns.h"
+
+#include <algorithm>
+
+#include "apply/target_layout.h"
+#include "data/expression.h"
+#include "data/value_format.h"
+
+namespace cdclake::apply {
+namespace {
+
+// Row `r` of `batch` as a rejected record with `reason` (its raw text when the source kept it).
+change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std::string reason) {
+  change::RejectedRecord record;
+  if (static_cast<size_t>(r) < batch.raw.size() && !batch.raw[r].empty()) {
+    record.raw = batch.raw[r];
+  } else {
+    record.raw = RowAsJson(batch.rows, r);
+  }
+  if (static_cast<size_t>(r) < batch.positions.size()) record.position = batch.positions[r];
+  record.reason = std::move(reason);
+  return record;
+}
+
+// Moves the rows of `batch` with a reason to its rejected records.
+void RejectRows(std::vector<std::string> reasons, change::ChangeBatch* batch) {
+  std::vector<int64_t> keep;
+  for (int64_t r = 0; r < static_cast<int64_t>(reasons.size()); ++r) {
+    if (reasons[r].empty()) {
+      keep.push_back(r);
+    } else {
+      batch->rejected.push_back(Rejected(*batch, r, std::move(reasons[r])));
+    }
+  }
+  if (keep.size() != reasons.size()) change::KeepRows(keep, batch);
+}
+
+}  // namespace
+
+bool IsHistoryBound(const std::string& name) {
+  return name == "__START_AT" || name == "__END_AT";
+}
+
+Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
+                                              const data::Schema& declared, bool keep_undeclared,
+                                              ConformReport* report) {
+  const data::Schema& source = batch.rows.schema();
+  const int64_t n = batch.rows.num_rows();
+  for (const data::Field& f : source.fields()) {
+    if (declared.FieldIndex(f.name) < 0 && !IsHistoryBound(f.name)) {
+      report->undeclared.push_back(f.name);
+    }
+  }
+  // Casts, column by column; a reason for each row holding a value that did not cast.
+  std::vector<data::Field> fields;
+  std::vector<data::Column> columns;
+  std::vector<std::vector<uint8_t>> unchanged;
+  std::vector<std::string> reasons;
+  auto keep_source = [&](size_t c) {
+    fields.push_back(source.field(c));
+    columns.push_back(batch.rows.column(c));
+    if (!batch.unchanged.empty()) unchanged.push_back(batch.unchanged[c]);
+  };
+  if (keep_undeclared) {
+    for (size_t c = 0; c < source.num_fields(); ++c) keep_source(c);
+  }
+  for (const data::Field& d : declared.fields()) {
+    if (IsHistoryBound(d.name)) continue;
+    const int s = source.FieldIndex(d.name);
+    if (s < 0) {
+      fields.push_back({d.name, d.type, true});
+      columns.push_back(data::Column::Repeat(d.type, data::Value::Null(), n));
+      if (!batch.unchanged.empty()) unchanged.emplace_back();
+      continue;
+    }
+    const data::Column& have = batch.rows.column(static_cast<size_t>(s));
+    data::Column cast = have;
+    if (!have.type()->Equals(*d.type)) {
+      auto converted = data::CastColumnAs(have, d.type);
+      if (!converted.ok()) {
+        return Status::InvalidArgument(
+            "column '" + d.name + "' is declared " + d.type->ToString() + " but the source holds " +
+            have.type()->ToString() + ", which has no CAST to it; " + "declare it as " +
+            have.type()->ToString() + " or convert it in the flow's query");
+      }
+      cast = std::move(*converted);
+      if (cast.null_count() > have.null_count()) {
+        if (reasons.empty()) reasons.resize(static_cast<size_t>(n));
+        for (int64_t r = 0; r < n; ++r) {
+          if (have.IsNull(r) || cast.IsValid(r) || !reasons[r].empty()) continue;
+          std::string value = data::FormatValueText(have.GetValue(r), *have.type());
+          reasons[r] = "column '" + d.name + "': value '" + value + "' cannot be cast to " +
+                       d.type->ToString();
+        }
+      }
+    }
+    if (keep_undeclared) {
+      fields[static_cast<size_t>(s)].type = d.type;
+      columns[static_cast<size_t>(s)] = std::move(cast);
+      continue;
+    }
+    fields.push_back({d.name, d.type, d.nullable});
+    columns.push_back(std::move(cast));
+    if (!batch.unchanged.empty()) unchanged.push_back(batch.unchanged[static_cast<size_t>(s)]);
+  }
+  data::RecordBatch original = std::move(batch.rows);
+  batch.rows = data::RecordBatch(data::Schema(std::move(fields)), std::move(columns));
+  batch.rows.set_num_rows(n);
+  batch.unchanged = std::move(unchanged);
+  if (!reasons.empty()) {
+    // Rejected records show the row as the source had it.
+    data::RecordBatch conformed = std::move(batch.rows);
+    batch.rows = std::move(original);
+    std::vector<int64_t> keep;
+    for (int64_t r = 0; r < n; ++r) {
+      if (reasons[r].empty()) {
+        keep.push_back(r);
+      } else {
+        batch.rejected.push_back(Rejected(batch, r, std::move(reasons[r])));
+      }
+    }
+    batch.rows = std::move(conformed);
+    change::KeepRows(keep, &batch);
+  }
+  return batch;
+}
+
+std::vector<std::string> NotNullViolations(const data::RecordBatch& rows,
+                                           const data::Schema& declared) {
+  std::vector<std::string> reasons;
+  const int64_t n = rows.num_rows();
+  for (const data::Field& d : declared.fields()) {
+    if (d.nullable || IsHistoryBound(d.name)) continue;
+    const int c = rows.schema().FieldIndex(d.name);
+    if (c >= 0 && !rows.column(static_cast<size_t>(c)).has_nulls()) continue;
+    if (reasons.empty()) reasons.resize(static_cast<size_t>(n));
+    const std::string reason = "column '" + d.name + "' is declared " + d.type->ToString() +
+                               " NOT NULL but the value is NULL";
+    for (int64_t r = 0; r < n; ++r) {
+      if (reasons[r].empty() && (c < 0 || rows.column(static_cast<size_t>(c)).IsNull(r))) {
+        reasons[r] = reason;
+      }
+    }
+  }
+  return reasons;
+}
+
+void RejectNotNullViolations(const data::Schema& declared, change::ChangeBatch* batch) {
+  std::vector<std::string> reasons = NotNullViolations(batch->rows, declared);
+  if (!reasons.empty()) RejectRows(std::move(reasons), batch);
+}
+
+}  // namespace cdclake::apply
