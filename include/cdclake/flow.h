@@ -5,6 +5,7 @@
 
 #include "apply/applier.h"                     // IWYU pragma: export
 #include "apply/flow_definition.h"             // IWYU pragma: export
+#include "apply/index_recovery.h"              // IWYU pragma: export
 #include "apply/optimize.h"                    // IWYU pragma: export
 #include "sources/change_source.h"             // IWYU pragma: export
 #include "sources/files/change_file_reader.h"  // IWYU pragma: export

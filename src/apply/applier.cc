@@ -16,6 +16,7 @@
 #include "apply/declared_columns.h"
 #include "apply/file_dictionary.h"
 #include "apply/index_log.h"
+#include "apply/index_recovery.h"
 #include "apply/key_index.h"
 #include "apply/key_state.h"
 #include "apply/optimize.h"
@@ -44,7 +45,6 @@ namespace {
 constexpr char kKeyPrefix = 'k';
 constexpr char kTombstonePrefix = 't';
 constexpr const char* kTruncateKey = "m:truncate";
-constexpr const char* kHorizonKey = "m:horizon";
 constexpr int64_t kDefaultTombstoneSeconds = 172800;
 constexpr int64_t kDefaultOptimizeInterval = 10;
 // Recently used key states kept decoded-ready in memory (in front of RocksDB).
@@ -170,12 +170,22 @@ class ApplierImpl : public Applier {
   Result<ApplyResult> Apply(const change::ChangeBatch& batch, const CommitExtras& extras) override;
   Result<ApplyResult> ApplyConformed(const change::ChangeBatch& batch, const CommitExtras& extras);
   int64_t version() const override { return snapshot_ ? snapshot_->version() : -1; }
-  Status LoadFiles() { return files_.Load(*index_); }
+  Status LoadFiles() {
+    CDCLAKE_ASSIGN_OR_RETURN(max_seq_, index_->Get(kMaxSequenceKey));
+    return files_.Load(*index_);
+  }
 
  private:
   int64_t Now() const { return options_.clock ? options_.clock() : delta::NowMillis(); }
   std::string Property(const std::string& key) const;
   Status PrepareTarget(const data::Schema& source, int64_t first_row, bool create);
+  // The end of a batch whose state changes move no row: the index is written, no version.
+  Result<ApplyResult> ApplyWithoutCommit(IndexWriteBatch index_batch,
+                                         std::vector<change::RejectedRecord> quarantined,
+                                         const std::string& qtable, int64_t now,
+                                         const json::Json& quarantine_parameters,
+                                         ApplyResult result,
+                                         const std::optional<std::string>& max_seq);
   Status Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
                     std::vector<change::RejectedRecord>* out) const;
   Status DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
@@ -194,6 +204,7 @@ class ApplierImpl : public Applier {
   StateCache cache_{kStateCacheBytes};
   FileDictionary files_;
   std::set<std::string> warned_undeclared_;  // source columns already reported as undeclared
+  std::optional<std::string> max_seq_;       // the largest sequence applied (kMaxSequenceKey)
 };
 
 std::string ApplierImpl::Property(const std::string& key) const {
@@ -503,7 +514,9 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   const int64_t now = Now();
 
   if (rows.num_rows() > 0) {
-    CDCLAKE_RETURN_IF_ERROR(ValidateFlow(flow_, rows.schema()));
+    // The column lists are checked when the target is created; later batches may lack a
+    // column the source stopped sending (§5), or carry only truncates.
+    CDCLAKE_RETURN_IF_ERROR(ValidateFlow(flow_, rows.schema(), /*check_column_lists=*/!snapshot_));
     CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/false));
   }
 
@@ -558,6 +571,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     events.push_back(std::move(e));
   }
   trace.Mark("events");
+  // The largest sequence seen, recorded with each commit (index_recovery.h needs it when the
+  // index log is lost).
+  std::optional<std::string> max_seq = max_seq_;
+  for (const PendingEvent& e : events) {
+    if (!max_seq || e.event.seq > *max_seq) max_seq = e.event.seq;
+  }
+  for (const auto& t : truncates) {
+    if (!max_seq || t.first > *max_seq) max_seq = t.first;
+  }
   // Sorted by key, then the events' order (indices sort faster than the events).
   std::vector<uint32_t> order(events.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -633,7 +655,11 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
         ++counts.discarded;
         continue;
       }
-      if (late_quarantine && horizon && !work.had_state && e.event.seq <= *horizon) {
+      // A key without state, or one rebuilt from a row that did not hold its sequence
+      // (index_recovery.h), cannot tell an event at or below the horizon from a late one.
+      const bool unknown_state = !work.had_state || (work.new_state.events.size() == 1 &&
+                                                     work.new_state.events[0].seq.empty());
+      if (late_quarantine && horizon && unknown_state && e.event.seq <= *horizon) {
         CDCLAKE_RETURN_IF_ERROR(Quarantine(batch, e.row,
                                            "late event: its sequence is at or below the purge "
                                            "horizon of expired tombstones and its key has no "
@@ -826,7 +852,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   for (auto& w : moved) put_state(*w);
   if (truncate_raised) index_batch.puts.emplace_back(kTruncateKey, *truncate);
   if (new_horizon != horizon) index_batch.puts.emplace_back(kHorizonKey, *new_horizon);
+  if (max_seq != max_seq_) index_batch.puts.emplace_back(kMaxSequenceKey, *max_seq);
   trace.Mark("delete+cdf");
+  if (actions.empty()) {
+    // The events changed the key states but no row (an SCD2 update identical to the open
+    // version, a delete of a key without a row, an expired tombstone): no table version (§8).
+    // The index keeps the change; it reaches the index log with the key's next commit.
+    return ApplyWithoutCommit(std::move(index_batch), std::move(quarantined), qtable, now,
+                              quarantine_parameters(false), std::move(result), max_seq);
+  }
   CDCLAKE_ASSIGN_OR_RETURN(std::string log_name, WriteIndexLog(fs_, flow_.target, index_batch));
   trace.Mark("index_log");
 
@@ -846,6 +880,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   commit.operation = "AUTO CDC";
   commit.operation_parameters = extras.operation_parameters;
   commit.operation_parameters[kIndexLogParameter] = log_name;
+  if (max_seq) commit.operation_parameters[kMaxSequenceParameter] = HexEncode(*max_seq);
   if (!flow_.name.empty()) commit.operation_parameters["flow"] = flow_.name;
   commit.operation_parameters["scdType"] = flow_.scd_type == ScdType::kType1 ? "1" : "2";
   commit.operation_metrics = json::Json{{"numSourceRows", std::to_string(counts.read)},
@@ -858,6 +893,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
 
   index_batch.puts.emplace_back(kIndexVersionKey, std::to_string(version));
   CDCLAKE_RETURN_IF_ERROR(index_->Write(index_batch));
+  max_seq_ = max_seq;
   for (auto& [entry, value] : index_batch.puts) {
     if (!entry.empty() && entry[0] == kKeyPrefix) cache_.Put(entry, std::move(value));
   }
@@ -884,6 +920,31 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
         CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target));
       }
     }
+  }
+  return result;
+}
+
+Result<ApplyResult> ApplierImpl::ApplyWithoutCommit(IndexWriteBatch index_batch,
+                                                    std::vector<change::RejectedRecord> quarantined,
+                                                    const std::string& qtable, int64_t now,
+                                                    const json::Json& quarantine_parameters,
+                                                    ApplyResult result,
+                                                    const std::optional<std::string>& max_seq) {
+  // No index-log file carries these changes, so they must not wait in a memtable that a
+  // crash loses, and they go in before the quarantine commit, whose position lets the next
+  // run skip this batch. (A crash between the two re-reads the batch: its events are then
+  // duplicates.)
+  CDCLAKE_RETURN_IF_ERROR(index_->Write(index_batch));
+  CDCLAKE_RETURN_IF_ERROR(index_->Persist());
+  for (auto& [entry, value] : index_batch.puts) {
+    if (!entry.empty() && entry[0] == kKeyPrefix) cache_.Put(entry, std::move(value));
+  }
+  for (const auto& entry : index_batch.deletes) cache_.Erase(entry);
+  max_seq_ = max_seq;
+  if (!quarantined.empty()) {
+    CDCLAKE_ASSIGN_OR_RETURN(
+        result.quarantine_version,
+        WriteQuarantine(fs_, qtable, flow_.name, quarantined, now, quarantine_parameters));
   }
   return result;
 }
@@ -927,9 +988,18 @@ Result<std::unique_ptr<Applier>> Applier::Open(io::FileSystem& fs, FlowDefinitio
       CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, flow.target, *updated));
     }
   }
+  IndexRecovery recovery;
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<KeyIndex> index,
-                           OpenTableIndex(fs, flow.target, snapshot ? snapshot->version() : -1,
-                                          options.persistent_index));
+                           OpenOrRecoverIndex(fs, flow.target, snapshot, options.persistent_index,
+                                              &flow, /*force=*/false, &recovery));
+  if (recovery.rebuilt) {
+    std::string line = recovery.Describe(flow.target);
+    if (options.notice) {
+      options.notice(line);
+    } else {
+      std::fprintf(stderr, "cdclake: %s\n", line.c_str());
+    }
+  }
   auto applier = std::make_unique<ApplierImpl>(fs, std::move(flow), std::move(options),
                                                std::move(index), snapshot);
   CDCLAKE_RETURN_IF_ERROR(applier->LoadFiles());

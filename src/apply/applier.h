@@ -26,6 +26,9 @@ struct ApplyOptions {
   bool persistent_index = true;
   /// Where invalid events go; default `<target>_quarantine`.
   std::string quarantine_table;
+  /// Told one line when opening had to rebuild a missing or damaged `_cdclake/` (what was
+  /// wrong, what was rebuilt, the purge horizon); default: printed to stderr.
+  std::function<void(const std::string&)> notice;
 };
 
 /// The numbers of one Apply call (SEMANTICS §8: read = applied + discarded + quarantined).

@@ -2,6 +2,8 @@
 #include "apply/flow_definition.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <set>
 
 #include "change/ordered_encoding.h"
@@ -12,6 +14,11 @@ namespace {
 using data::DataType;
 using data::Field;
 using data::Schema;
+
+std::string ToLowerAscii(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 std::string Quoted(const std::vector<std::string>& names) {
   std::string out;
@@ -25,16 +32,54 @@ std::string SourceColumns(const Schema& schema) {
   return Quoted(names);
 }
 
+// Edit distance between `a` and `b` (insertions, deletions, substitutions, and swaps of two
+// neighbours: "_sqe" is one from "_seq").
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The source column closest to `name`, when one is close enough to be a misspelling.
+std::optional<std::string> ClosestColumn(const std::string& name, const Schema& schema) {
+  std::optional<std::string> best;
+  size_t best_distance = std::max<size_t>(1, std::min<size_t>(2, name.size() / 3));
+  for (const auto& f : schema.fields()) {
+    size_t d = EditDistance(ToLowerAscii(name), ToLowerAscii(f.name));
+    if (d <= best_distance && (!best || d < best_distance)) {
+      best = f.name;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
 Status CheckColumnsExist(const std::vector<std::string>& names, const Schema& schema,
                          const std::string& clause) {
   for (const auto& name : names) {
-    if (schema.FieldIndex(name) < 0) {
-      return Status::InvalidArgument(
-          clause + " names column '" + name +
-          "', which the source does not have (source columns: " + SourceColumns(schema) + ")");
-    }
+    if (schema.FieldIndex(name) >= 0 || IsHiddenSourceColumn(name)) continue;
+    std::string hint;
+    if (auto close = ClosestColumn(name, schema)) hint = "did you mean '" + *close + "'? ";
+    return Status::InvalidArgument(clause + " names column '" + name +
+                                   "', which the source does not have (" + hint +
+                                   "source columns: " + SourceColumns(schema) + ")");
   }
   return Status::OK();
+}
+
+// The clause a column list is written as, for messages.
+std::string ListClause(const ColumnSelection& s, const std::string& clause) {
+  return s.mode == ColumnSelection::Mode::kExcept ? clause + " * EXCEPT" : clause;
 }
 
 Status CheckCondition(const std::shared_ptr<const data::Expr>& expr, const Schema& schema,
@@ -49,6 +94,10 @@ Status CheckCondition(const std::shared_ptr<const data::Expr>& expr, const Schem
 
 }  // namespace
 
+bool IsHiddenSourceColumn(const std::string& name) {
+  return name == "_metadata" || name == "_rescued_data";
+}
+
 bool ColumnSelection::Selects(const std::string& name) const {
   bool listed = std::find(columns.begin(), columns.end(), name) != columns.end();
   switch (mode) {
@@ -62,7 +111,7 @@ bool ColumnSelection::Selects(const std::string& name) const {
   return true;
 }
 
-Status ValidateFlow(const FlowDefinition& flow, const Schema& source) {
+Status ValidateFlowShape(const FlowDefinition& flow) {
   if (flow.keys.empty()) return Status::InvalidArgument("the flow has no KEYS; name at least one");
   if (flow.sequence_by.empty()) {
     return Status::InvalidArgument("the flow has no SEQUENCE BY; name a column or STRUCT(...)");
@@ -73,6 +122,27 @@ Status ValidateFlow(const FlowDefinition& flow, const Schema& source) {
       return Status::InvalidArgument("KEYS lists '" + k + "' twice; list each key column once");
     }
   }
+  for (const auto& k : flow.keys) {
+    if (!flow.columns.Selects(k)) {
+      return Status::InvalidArgument("key column '" + k +
+                                     "' is left out by the COLUMNS list; keys must stay in the "
+                                     "target, so remove it from * EXCEPT or add it to COLUMNS");
+    }
+  }
+  if (flow.scd_type == ScdType::kType2 && flow.truncate_when) {
+    return Status::InvalidArgument(
+        "APPLY AS TRUNCATE WHEN is not allowed with SCD TYPE 2 (a truncate would erase "
+        "history); remove it or use SCD TYPE 1");
+  }
+  if (flow.scd_type == ScdType::kType1 && flow.track_history) {
+    return Status::InvalidArgument(
+        "TRACK HISTORY applies to SCD TYPE 2 only; remove it or add STORED AS SCD TYPE 2");
+  }
+  return Status::OK();
+}
+
+Status ValidateFlow(const FlowDefinition& flow, const Schema& source, bool check_column_lists) {
+  CDCLAKE_RETURN_IF_ERROR(ValidateFlowShape(flow));
   CDCLAKE_RETURN_IF_ERROR(CheckColumnsExist(flow.keys, source, "KEYS"));
   CDCLAKE_RETURN_IF_ERROR(CheckColumnsExist(flow.sequence_by, source, "SEQUENCE BY"));
   for (const auto& s : flow.sequence_by) {
@@ -83,22 +153,11 @@ Status ValidateFlow(const FlowDefinition& flow, const Schema& source) {
                                      "date or timestamp column, or a STRUCT of them");
     }
   }
-  if (flow.columns.mode == ColumnSelection::Mode::kOnly) {
-    CDCLAKE_RETURN_IF_ERROR(CheckColumnsExist(flow.columns.columns, source, "COLUMNS"));
-  }
-  for (const auto& k : flow.keys) {
-    if (!flow.columns.Selects(k)) {
-      return Status::InvalidArgument("key column '" + k +
-                                     "' is left out by the COLUMNS list; keys must stay in the "
-                                     "target, so remove it from * EXCEPT or add it to COLUMNS");
-    }
+  if (check_column_lists) {
+    CDCLAKE_RETURN_IF_ERROR(
+        CheckColumnsExist(flow.columns.columns, source, ListClause(flow.columns, "COLUMNS")));
   }
   if (flow.scd_type == ScdType::kType2) {
-    if (flow.truncate_when) {
-      return Status::InvalidArgument(
-          "APPLY AS TRUNCATE WHEN is not allowed with SCD TYPE 2 (a truncate would erase "
-          "history); remove it or use SCD TYPE 1");
-    }
     for (const char* reserved : {"__START_AT", "__END_AT"}) {
       if (source.FieldIndex(reserved) >= 0 && flow.columns.Selects(reserved)) {
         return Status::InvalidArgument(std::string("the source has a column named ") + reserved +
@@ -107,17 +166,16 @@ Status ValidateFlow(const FlowDefinition& flow, const Schema& source) {
                                        reserved + ")");
       }
     }
-  } else if (flow.track_history) {
-    return Status::InvalidArgument(
-        "TRACK HISTORY applies to SCD TYPE 2 only; remove it or add STORED AS SCD TYPE 2");
   }
-  if (flow.track_history && flow.track_history->mode == ColumnSelection::Mode::kOnly) {
-    CDCLAKE_RETURN_IF_ERROR(
-        CheckColumnsExist(flow.track_history->columns, source, "TRACK HISTORY ON"));
+  if (flow.track_history && check_column_lists) {
+    CDCLAKE_RETURN_IF_ERROR(CheckColumnsExist(flow.track_history->columns, source,
+                                              ListClause(*flow.track_history, "TRACK HISTORY ON")));
   }
-  if (flow.ignore_null_updates && flow.ignore_null_updates->mode == ColumnSelection::Mode::kOnly) {
-    CDCLAKE_RETURN_IF_ERROR(
-        CheckColumnsExist(flow.ignore_null_updates->columns, source, "IGNORE NULL UPDATES ON"));
+  if (flow.ignore_null_updates && check_column_lists) {
+    CDCLAKE_RETURN_IF_ERROR(CheckColumnsExist(
+        flow.ignore_null_updates->columns, source,
+        ListClause(*flow.ignore_null_updates, "IGNORE NULL UPDATES") +
+            (flow.ignore_null_updates->mode == ColumnSelection::Mode::kOnly ? " ON" : "")));
   }
   CDCLAKE_RETURN_IF_ERROR(CheckCondition(flow.delete_when, source, "APPLY AS DELETE WHEN"));
   CDCLAKE_RETURN_IF_ERROR(CheckCondition(flow.truncate_when, source, "APPLY AS TRUNCATE WHEN"));

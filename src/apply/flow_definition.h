@@ -50,11 +50,25 @@ struct FlowDefinition {
   std::optional<data::Schema> declared_schema;
 };
 
+/// The checks of ValidateFlow that need no source columns (planning runs them): KEYS and
+/// SEQUENCE BY given, no key twice, no key left out by COLUMNS, no TRUNCATE with SCD type 2,
+/// no TRACK HISTORY with SCD type 1.
+Status ValidateFlowShape(const FlowDefinition& flow);
+
+/// Columns Databricks defines on every file source without their being in the data
+/// (`_metadata`, `_rescued_data`): a column list may name them though the source lacks them.
+bool IsHiddenSourceColumn(const std::string& name);
+
 /// Checks `flow` against the source's columns. kInvalidArgument saying what to change for:
-/// no keys; a key, sequence, listed or condition column missing from the source; a sequence
+/// no keys; a key, sequence or condition column missing from the source; a column named in
+/// COLUMNS, `* EXCEPT`, TRACK HISTORY or IGNORE NULL UPDATES lists (either form) that the source
+/// lacks (naming the closest source column; hidden columns count as present); a sequence
 /// whose type is not orderable; truncate with SCD type 2; TRACK HISTORY with SCD type 1; a key
 /// left out by COLUMNS; a condition that is not boolean over the source.
-Status ValidateFlow(const FlowDefinition& flow, const data::Schema& source_schema);
+/// With `check_column_lists` false the lists are not checked (a batch of an existing target
+/// that lacks columns: §5 keeps a column the source stops sending).
+Status ValidateFlow(const FlowDefinition& flow, const data::Schema& source_schema,
+                    bool check_column_lists = true);
 
 /// The target's columns for `source_schema`: selected source columns in source order (the
 /// keys always kept), then `__START_AT` and `__END_AT` of the sequence's type for SCD2. With a

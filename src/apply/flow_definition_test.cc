@@ -93,6 +93,26 @@ TEST(FlowDefinition, RejectsMissingColumnsNamingThem) {
   ExpectRejected(flow, {"APPLY AS DELETE WHEN", "operation"});
 }
 
+// A misspelled column in an EXCEPT list would otherwise let the column it meant into the target.
+TEST(FlowDefinition, RejectsMisspelledExceptListsNamingTheClosestColumn) {
+  FlowDefinition flow = Valid();
+  flow.columns = ColumnSelection::Except({"op", "sqe"});
+  ExpectRejected(flow, {"COLUMNS * EXCEPT", "'sqe'", "did you mean 'seq'?", "source columns"});
+  flow = Valid();
+  flow.scd_type = ScdType::kType2;
+  flow.track_history = ColumnSelection::Except({"nmae"});
+  ExpectRejected(flow, {"TRACK HISTORY ON * EXCEPT", "'nmae'", "did you mean 'name'?"});
+  flow = Valid();
+  flow.ignore_null_updates = ColumnSelection::Except({"zzz"});
+  ExpectRejected(flow, {"IGNORE NULL UPDATES * EXCEPT", "'zzz'"});
+  // Hidden columns of file sources count as present; with the lists unchecked nothing fails.
+  flow = Valid();
+  flow.columns = ColumnSelection::Except({"op", "seq", "_metadata"});
+  EXPECT_TRUE(ValidateFlow(flow, Source()).ok());
+  flow.columns = ColumnSelection::Except({"op", "sqe"});
+  EXPECT_TRUE(ValidateFlow(flow, Source(), /*check_column_lists=*/false).ok());
+}
+
 TEST(FlowDefinition, RejectsUnorderableSequenceAndDroppedKeys) {
   FlowDefinition flow = Valid();
   flow.sequence_by = {"tags"};

@@ -8,6 +8,7 @@
 #include "delta/log_segment.h"
 #include "io/file_system.h"
 #include "io/local_file_system.h"
+#include "json/json.h"
 #include "parquet/reader/file_reader.h"
 #include "parquet/writer/file_writer.h"
 
@@ -105,6 +106,40 @@ Result<IndexWriteBatch> ReadIndexLog(const io::FileSystem& fs, const std::string
   return batch;
 }
 
+static std::string IndexBasePath(const std::string& table_root) {
+  return io::JoinPath(table_root, "_cdclake/index_base.json");
+}
+
+Status WriteIndexBase(io::FileSystem& fs, const std::string& table_root, KeyIndex& index,
+                      int64_t version) {
+  IndexWriteBatch all;
+  CDCLAKE_RETURN_IF_ERROR(index.Scan("", [&](std::string_view key, std::string_view value) {
+    if (key != kIndexVersionKey) all.puts.emplace_back(std::string(key), std::string(value));
+    return true;
+  }));
+  CDCLAKE_ASSIGN_OR_RETURN(std::string name, WriteIndexLog(fs, table_root, all));
+  json::Json base{{"version", version}, {"indexLog", name}};
+  return fs.WriteFile(IndexBasePath(table_root), json::Dump(base));
+}
+
+// The index base's version and file, when there is one at or before `table_version`.
+static Result<std::optional<std::pair<int64_t, std::string>>> ReadIndexBase(
+    const io::FileSystem& fs, const std::string& table_root, int64_t table_version) {
+  using Base = std::optional<std::pair<int64_t, std::string>>;
+  std::string path = IndexBasePath(table_root);
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(path));
+  if (!exists) return Base();
+  CDCLAKE_ASSIGN_OR_RETURN(std::string text, fs.ReadFile(path));
+  auto parsed = json::Parse(text);
+  if (!parsed.ok() || !parsed->is_object() || !(*parsed)["version"].is_number_integer() ||
+      !(*parsed)["indexLog"].is_string()) {
+    return Status::Corrupt(path + ": not an index base (version, indexLog)");
+  }
+  int64_t version = (*parsed)["version"].get<int64_t>();
+  if (version > table_version) return Base();  // the table was restored to before it
+  return Base(std::make_pair(version, (*parsed)["indexLog"].get<std::string>()));
+}
+
 Result<int64_t> IndexVersion(KeyIndex& index) {
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> v, index.Get(kIndexVersionKey));
   if (!v) return int64_t{-1};
@@ -119,6 +154,15 @@ Result<int64_t> IndexVersion(KeyIndex& index) {
 Status CatchUp(const io::FileSystem& fs, const std::string& table_root, int64_t table_version,
                KeyIndex& index) {
   CDCLAKE_ASSIGN_OR_RETURN(int64_t version, IndexVersion(index));
+  if (version < 0) {
+    CDCLAKE_ASSIGN_OR_RETURN(auto base, ReadIndexBase(fs, table_root, table_version));
+    if (base) {
+      CDCLAKE_ASSIGN_OR_RETURN(IndexWriteBatch batch, ReadIndexLog(fs, table_root, base->second));
+      batch.puts.emplace_back(kIndexVersionKey, std::to_string(base->first));
+      CDCLAKE_RETURN_IF_ERROR(index.Write(batch));
+      version = base->first;
+    }
+  }
   for (int64_t v = version + 1; v <= table_version; ++v) {
     CDCLAKE_ASSIGN_OR_RETURN(CommitSummary summary, SummarizeCommit(fs, table_root, v));
     IndexWriteBatch batch;

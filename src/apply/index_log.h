@@ -30,13 +30,21 @@ Result<std::string> WriteIndexLog(io::FileSystem& fs, const std::string& table_r
 Result<IndexWriteBatch> ReadIndexLog(const io::FileSystem& fs, const std::string& table_root,
                                      const std::string& name);
 
+/// Writes the whole of `index` (which reflects table `version`) as one index-log file and
+/// names it in `<table>/_cdclake/index_base.json`, so that a later replay starts from it
+/// instead of version 0 (after a rebuild from the table's rows, whose earlier index-log files
+/// are gone).
+Status WriteIndexBase(io::FileSystem& fs, const std::string& table_root, KeyIndex& index,
+                      int64_t version);
+
 /// The table version `index` reflects (-1 when empty).
 Result<int64_t> IndexVersion(KeyIndex& index);
 
 /// Brings `index` from the version it reflects up to `table_version` by replaying the
-/// index-log files named by the commits in between, each with its version. A commit that adds
-/// or removes data files without an index-log file (another writer) is kNotSupported, naming
-/// the version and its operation.
+/// index-log files named by the commits in between, each with its version. An empty index
+/// starts from the index base (WriteIndexBase) when there is one at or before `table_version`. A
+/// commit that adds or removes data files without an index-log file (another writer) is
+/// kNotSupported, naming the version and its operation.
 Status CatchUp(const io::FileSystem& fs, const std::string& table_root, int64_t table_version,
                KeyIndex& index);
 

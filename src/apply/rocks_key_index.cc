@@ -133,6 +133,13 @@ class RocksKeyIndex final : public KeyIndex {
 
   bool SupportsConcurrentReads() const override { return true; }
 
+  Status Persist() override {
+    if (write_ahead_log_) return Status::OK();  // every write was synced
+    rocksdb::Status s = db_->Flush(rocksdb::FlushOptions());
+    if (!s.ok()) return FromRocks(s, "flush of", path_);
+    return Status::OK();
+  }
+
   Result<std::optional<std::string>> Get(std::string_view key) override {
     std::string value;
     rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), ToSlice(key), &value);

@@ -353,6 +353,16 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
     }
     return code;
   }
+  if (summary.files_read == 0) {
+    // Normal for a stream folder not written yet, and also what a misspelled glob looks like.
+    for (const pipeline::FlowInput& input : inputs) {
+      if (!sources::HasGlob(input.pattern)) continue;
+      auto listing = sources::DiscoverInputs(*io::LocalFileSystem::Instance(), input.pattern);
+      if (listing.ok() && listing->files.empty()) {
+        std::cerr << "cdclake: warning: '" << input.pattern << "' matches no file\n";
+      }
+    }
+  }
   PrintSummary(summary, std::cout);
   return 0;
 }

@@ -29,6 +29,7 @@ int Main(int argc, char** argv) {
   add(AddDescribeCommand);
   add(AddVacuumCommand);
   add(AddCheckCommand);
+  add(AddRepairCommand);
   add(AddChangesCommand);
   add(AddApplyCommand);
   add(AddOptimizeCommand);

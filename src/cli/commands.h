@@ -20,6 +20,7 @@ Action AddHistoryCommand(CLI::App& app);
 Action AddDescribeCommand(CLI::App& app);
 Action AddVacuumCommand(CLI::App& app);
 Action AddCheckCommand(CLI::App& app);
+Action AddRepairCommand(CLI::App& app);
 Action AddChangesCommand(CLI::App& app);
 Action AddApplyCommand(CLI::App& app);
 Action AddOptimizeCommand(CLI::App& app);

@@ -1,5 +1,6 @@
 // `cdclake vacuum TABLE` (delete files no version within the retention needs) and
-// `cdclake check TABLE` (verify the files the latest version names).
+// `cdclake check TABLE` (verify the files the latest version names), and `cdclake repair
+// TABLE` (rebuild a target's key index under `_cdclake/`).
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -7,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "cdclake/flow.h"
 #include "cli/commands.h"
 
 namespace cdclake::cli {
@@ -82,6 +84,21 @@ Action AddCheckCommand(CLI::App& app) {
     std::cout << report->problems.size() << " problems in " << report->files_checked
               << " files checked (version " << report->version << ")\n";
     return 1;
+  };
+}
+
+Action AddRepairCommand(CLI::App& app) {
+  auto path = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "repair",
+      "Rebuild the key index (_cdclake/) of a table written by `cdclake apply` or `cdclake run`: "
+      "from the index log when it is whole, else from the table's rows");
+  cmd->add_option("path", *path, "the table folder")->required();
+  return [path]() -> int {
+    auto recovery = apply::RepairTableIndex(*io::LocalFileSystem::Instance(), *path);
+    if (!recovery.ok()) return Fail(recovery.status());
+    std::cout << recovery->Describe(*path) << "\n";
+    return 0;
   };
 }
 

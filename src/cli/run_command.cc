@@ -160,10 +160,16 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   pipeline::Warehouse warehouse(args.warehouse);
   auto plan = pipeline::PlanPipeline(*ast, warehouse);
   if (!plan.ok()) return Invalid(plan.status().WithContext(args.pipeline));
+  for (const std::string& w : plan->warnings) {
+    std::cerr << "cdclake: warning: " << args.pipeline << ": " << w << "\n";
+  }
 
   pipeline::PipelineRunOptions options;
   options.continuous = args.continuous;
   options.interval_ms = *interval;
+  if (cmd.get_option("--interval")->count() == 0 && plan->trigger_interval_ms) {
+    options.interval_ms = *plan->trigger_interval_ms;  // SET pipelines.trigger.interval
+  }
   options.max_passes = args.max_passes;
   options.batch_rows = args.batch_rows;
   if (cmd.get_option("--full-refresh")->count() > 0) {
@@ -229,6 +235,9 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   std::signal(SIGTERM, RequestStop);
   pipeline::PipelineRunSummary summary = pipeline::RunPipeline(fs, *plan, warehouse, options);
   if (live) std::cerr << "\r\033[K";
+  for (const pipeline::FlowSummary& f : summary.flows) {
+    for (const std::string& w : f.warnings) std::cerr << "cdclake: warning: " << w << "\n";
+  }
   if (json) {
     json::Json j = json::Json::object();
     j["event"] = "summary";

@@ -2,8 +2,12 @@
 #include "pipeline/pipeline_plan.h"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "base/strings.h"
 #include "sql/lexer.h"
@@ -28,6 +32,39 @@ apply::ColumnSelection ToSelection(const sql::ColumnSelection& s) {
   return apply::ColumnSelection::All();
 }
 
+// The SET keys cdclake reads (docs/pipeline-language.md).
+constexpr const char* kTriggerInterval = "pipelines.trigger.interval";
+constexpr std::string_view kDeltaDefaults = "spark.databricks.delta.properties.defaults.";
+// Table properties a SET gives every table of the pipeline that does not set them itself.
+constexpr std::string_view kPropertyKeys[] = {"pipelines.cdc.tombstoneGCThresholdInSeconds",
+                                              "cdclake.lateEventPolicy"};
+
+// A SET value without the quotes around it.
+std::string Unquoted(std::string value) {
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
+  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') &&
+      value.back() == value.front()) {
+    return value.substr(1, value.size() - 2);
+  }
+  return value;
+}
+
+// "10 seconds", "1 minute", "500 milliseconds", "2 hours", "1s" -> milliseconds.
+std::optional<int64_t> ParseDuration(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  if (i == 0 || i > 12) return std::nullopt;
+  int64_t n = std::stoll(text.substr(0, i));
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  std::string unit = ToLower(text.substr(i));
+  if (!unit.empty() && unit.back() == 's' && unit.size() > 2) unit.pop_back();  // plurals
+  if (unit == "ms" || unit == "millisecond") return n;
+  if (unit == "s" || unit == "sec" || unit == "second") return n * 1000;
+  if (unit == "m" || unit == "min" || unit == "minute") return n * 60'000;
+  if (unit == "h" || unit == "hour") return n * 3'600'000;
+  return std::nullopt;
+}
+
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -50,6 +87,8 @@ class Planner {
       }
     }
     CDCLAKE_RETURN_IF_ERROR(Order());
+    CDCLAKE_RETURN_IF_ERROR(CheckTableReads());
+    CDCLAKE_RETURN_IF_ERROR(CheckSettings());
     return std::move(plan_);
   }
 
@@ -263,7 +302,69 @@ class Planner {
       def.ignore_null_updates = ToSelection(cdc.ignore_null_updates_columns);
     def.table_properties = flow.table_properties;
     def.declared_schema = flow.declared_schema;
+    // What the first batch would refuse whatever the source holds (--dry-run refuses it too).
+    Status shape = apply::ValidateFlowShape(def);
+    if (!shape.ok()) return ErrorAt(at, "flow " + flow.name + ": " + shape.message());
     return AddFlow(std::move(flow));
+  }
+
+  // SET statements: the keys cdclake reads take effect (docs/pipeline-language.md, "SET
+  // keys"); any other key is a warning, not silence.
+  Status CheckSettings() {
+    std::map<std::string, std::string> defaults;  // table property defaults
+    for (const sql::PipelineStatement& st : ast_.statements) {
+      const auto* set = st.As<sql::SetStatement>();
+      if (set == nullptr) continue;
+      std::string value = Unquoted(set->value);
+      if (set->key == kTriggerInterval) {
+        auto ms = ParseDuration(value);
+        if (!ms) {
+          return ErrorAt(st.position, "SET " + set->key + " = " + set->value +
+                                          ": write it as a number and a unit (500 milliseconds, "
+                                          "10 seconds, 1 minute, 1 hour)");
+        }
+        plan_.trigger_interval_ms = *ms;
+      } else if (StartsWith(set->key, kDeltaDefaults) && set->key.size() > kDeltaDefaults.size()) {
+        defaults["delta." + set->key.substr(kDeltaDefaults.size())] = value;
+      } else if (std::find(std::begin(kPropertyKeys), std::end(kPropertyKeys), set->key) !=
+                 std::end(kPropertyKeys)) {
+        defaults[set->key] = value;
+      } else {
+        plan_.warnings.push_back(
+            "SET key '" + set->key +
+            "' is not used by cdclake; the keys it reads are pipelines.trigger.interval, "
+            "spark.databricks.delta.properties.defaults.<property> and the table properties "
+            "pipelines.cdc.tombstoneGCThresholdInSeconds and cdclake.lateEventPolicy "
+            "(docs/pipeline-language.md)");
+      }
+    }
+    // A table's own TBLPROPERTIES win over the pipeline's defaults.
+    for (FlowPlan& f : plan_.flows) {
+      for (const auto& [key, value] : defaults) {
+        if (f.table_properties.count(key)) continue;
+        f.table_properties[key] = value;
+        if (f.kind != FlowPlan::Kind::kIngest) f.flow.table_properties[key] = value;
+      }
+    }
+    return Status::OK();
+  }
+
+  // A flow reading a table another flow applies AUTO CDC to would stop at that flow's first
+  // update or delete (a table read as a stream may only be appended to; table_stream.h).
+  Status CheckTableReads() const {
+    for (const FlowPlan& f : plan_.flows) {
+      if (f.source.kind != SourcePlan::Kind::kTable) continue;
+      for (const FlowPlan& w : plan_.flows) {
+        if (w.target != f.source.table || w.kind == FlowPlan::Kind::kIngest) continue;
+        return ErrorAt(f.position,
+                       "flow " + f.name + " reads " + f.source.table + " as a stream, but " +
+                           f.source.table + " is the target of AUTO CDC flow " + w.name +
+                           " (SCD type " + std::to_string(static_cast<int>(w.flow.scd_type)) +
+                           "), which updates and deletes its rows; a table read as a stream may "
+                           "only be appended to: read the upstream streaming table instead");
+      }
+    }
+    return Status::OK();
   }
 
   Status PlanSnapshot(const sql::SnapshotFlow& snap, const SourcePosition& at) {
@@ -277,6 +378,12 @@ class Planner {
     CDCLAKE_RETURN_IF_ERROR(RefusePartitions(*table, flow));
     std::set<const sql::CreateView*> seen;
     CDCLAKE_RETURN_IF_ERROR(Resolve(snap.source, &flow.source, &seen));
+    if (flow.source.kind != SourcePlan::Kind::kFiles) {
+      // Also refused by RunSnapshotFlow; here so that --dry-run refuses it too.
+      return ErrorAt(at, "flow " + flow.name +
+                             ": AUTO CDC FROM SNAPSHOT reads files (a folder of versioned "
+                             "snapshots, or one file re-read each run), not tables yet");
+    }
     TakeTableDefinition(*table, &flow);
     apply::FlowDefinition& def = flow.flow;
     def.name = flow.name;

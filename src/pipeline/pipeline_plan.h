@@ -3,6 +3,7 @@
 // views, in an order where every flow runs after the flows that write what it reads.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -69,6 +70,10 @@ struct PipelinePlan {
   std::map<std::string, std::string> tables;
   /// SET key = value statements, in order (later ones win).
   std::map<std::string, std::string> settings;
+  /// SET pipelines.trigger.interval: the pause between continuous passes (unless --interval).
+  std::optional<int64_t> trigger_interval_ms;
+  /// Lines to show the user before the run (a SET key cdclake does not read).
+  std::vector<std::string> warnings;
 };
 
 /// Resolves `ast` against `warehouse`. kInvalidArgument (with the statement's line and column

@@ -268,36 +268,100 @@ TEST(PipelinePlanTest, FlowsRunAfterTheWritersOfWhatTheyRead) {
   PipelinePlan plan = MustPlan(R"(
 CREATE OR REFRESH STREAMING TABLE gold;
 CREATE FLOW to_gold AS AUTO CDC INTO gold FROM STREAM(silver) KEYS (id) SEQUENCE BY seq;
-CREATE OR REFRESH STREAMING TABLE silver;
-CREATE FLOW to_silver AS AUTO CDC INTO silver FROM STREAM(bronze) KEYS (id) SEQUENCE BY seq;
+CREATE OR REFRESH STREAMING TABLE silver AS SELECT * FROM STREAM(bronze) WHERE id > 0;
 CREATE OR REFRESH STREAMING TABLE other
   AS SELECT * FROM STREAM(read_files('/o/*.json', format => 'json'));
 CREATE OR REFRESH STREAMING TABLE bronze
   AS SELECT * FROM STREAM(read_files('/in/*.json', format => 'debezium'));
 )");
-  EXPECT_EQ(FlowNames(plan), (Names{"default.other", "default.bronze", "to_silver", "to_gold"}));
-  EXPECT_EQ(FindFlow(plan, "to_gold")->depends_on, (Names{"to_silver"}));
-  EXPECT_EQ(FindFlow(plan, "to_silver")->depends_on, (Names{"default.bronze"}));
+  EXPECT_EQ(FlowNames(plan),
+            (Names{"default.other", "default.bronze", "default.silver", "to_gold"}));
+  EXPECT_EQ(FindFlow(plan, "to_gold")->depends_on, (Names{"default.silver"}));
+  EXPECT_EQ(FindFlow(plan, "default.silver")->depends_on, (Names{"default.bronze"}));
   EXPECT_TRUE(FindFlow(plan, "default.other")->depends_on.empty());
   std::string text = DescribePlan(plan);
-  EXPECT_NE(text.find("3. flow to_silver\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("3. flow default.silver\n"), std::string::npos) << text;
   EXPECT_NE(text.find("   after default.bronze\n"), std::string::npos) << text;
   EXPECT_NE(text.find("1. flow default.other\n   append into default.other"), std::string::npos)
       << text;
 }
 
-TEST(PipelinePlanTest, TwoFlowsIntoOneTableAreBothDependedOn) {
+TEST(PipelinePlanTest, TwoFlowsIntoOneTableBothRunBeforeItsReaders) {
   PipelinePlan plan = MustPlan(R"(
-CREATE STREAMING TABLE sink;
-CREATE FLOW reader AS AUTO CDC INTO sink FROM STREAM(mid) KEYS (id) SEQUENCE BY seq;
 CREATE STREAMING TABLE mid;
 CREATE FLOW w1 AS AUTO CDC INTO mid FROM STREAM(read_files('/a', format => 'csv'))
   KEYS (id) SEQUENCE BY seq;
 CREATE FLOW w2 AS AUTO CDC INTO mid FROM STREAM(read_files('/b', format => 'csv'))
   KEYS (id) SEQUENCE BY seq;
 )");
-  EXPECT_EQ(FlowNames(plan), (Names{"w1", "w2", "reader"}));
-  EXPECT_EQ(FindFlow(plan, "reader")->depends_on, (Names{"w1", "w2"}));
+  EXPECT_EQ(FlowNames(plan), (Names{"w1", "w2"}));
+}
+
+// The run would stop at the upstream's first update or delete: a table read as a stream may
+// only be appended to. --dry-run plans the same, so it refuses the same.
+TEST(PipelinePlanTest, AFlowReadingAnAutoCdcTargetIsRefused) {
+  for (const char* scd : {"1", "2"}) {
+    std::string text = std::string(R"(
+CREATE STREAMING TABLE sink;
+CREATE FLOW reader AS AUTO CDC INTO sink FROM STREAM(mid) KEYS (id) SEQUENCE BY seq;
+CREATE STREAMING TABLE mid;
+CREATE FLOW w1 AS AUTO CDC INTO mid FROM STREAM(read_files('/a', format => 'csv'))
+  KEYS (id) SEQUENCE BY seq STORED AS SCD TYPE )") +
+                       scd + ";";
+    std::string error = PlanError(text);
+    EXPECT_NE(error.find(At(text, "CREATE FLOW reader")), std::string::npos) << error;
+    EXPECT_NE(error.find("flow reader reads default.mid as a stream"), std::string::npos) << error;
+    EXPECT_NE(error.find("AUTO CDC flow w1 (SCD type " + std::string(scd) + ")"), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("may only be appended to"), std::string::npos) << error;
+  }
+}
+
+TEST(PipelinePlanTest, ASnapshotOfATableIsRefusedAtPlanning) {
+  std::string text = R"(
+CREATE STREAMING TABLE src AS SELECT * FROM STREAM(read_files('/in', format => 'csv'));
+CREATE STREAMING TABLE dim;
+CREATE FLOW snap AS AUTO CDC INTO dim FROM SNAPSHOT (src) KEYS (id);
+)";
+  std::string error = PlanError(text);
+  EXPECT_NE(error.find(At(text, "CREATE FLOW snap")), std::string::npos) << error;
+  EXPECT_NE(error.find("AUTO CDC FROM SNAPSHOT reads files"), std::string::npos) << error;
+}
+
+TEST(PipelinePlanTest, SetKeysTakeEffectOrAreWarnedAbout) {
+  PipelinePlan plan = MustPlan(R"(
+SET pipelines.trigger.interval = '10 seconds';
+SET spark.databricks.delta.properties.defaults.enableChangeDataFeed = true;
+SET pipelines.cdc.tombstoneGCThresholdInSeconds = 60;
+SET spark.sql.shuffle.partitions = 8;
+CREATE STREAMING TABLE t TBLPROPERTIES ('pipelines.cdc.tombstoneGCThresholdInSeconds' = '5');
+CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(read_files('/a', format => 'csv'))
+  KEYS (id) SEQUENCE BY seq;
+CREATE STREAMING TABLE b AS SELECT * FROM STREAM(read_files('/b', format => 'csv'));
+)");
+  EXPECT_EQ(plan.trigger_interval_ms, 10'000);
+  ASSERT_EQ(plan.warnings.size(), 1u);
+  EXPECT_NE(plan.warnings[0].find("SET key 'spark.sql.shuffle.partitions' is not used"),
+            std::string::npos)
+      << plan.warnings[0];
+  const FlowPlan* f = FindFlow(plan, "f");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->flow.table_properties.at("delta.enableChangeDataFeed"), "true");
+  // The table's own TBLPROPERTIES win over the pipeline's default.
+  EXPECT_EQ(f->flow.table_properties.at("pipelines.cdc.tombstoneGCThresholdInSeconds"), "5");
+  EXPECT_EQ(FindFlow(plan, "default.b")->table_properties.at("delta.enableChangeDataFeed"), "true");
+  std::string text = "SET pipelines.trigger.interval = soon;";
+  EXPECT_NE(PlanError(text).find("pipelines.trigger.interval"), std::string::npos);
+}
+
+TEST(PipelinePlanTest, FlowShapeErrorsAreFoundAtPlanning) {
+  std::string text = R"(
+CREATE STREAMING TABLE t;
+CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(read_files('/a', format => 'csv'))
+  KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (id);
+)";
+  std::string error = PlanError(text);
+  EXPECT_NE(error.find("flow f: key column 'id' is left out"), std::string::npos) << error;
 }
 
 TEST(PipelinePlanTest, ACycleIsAnErrorNamingItsFlows) {

@@ -9,10 +9,24 @@
 #include "delta/transaction.h"
 #include "io/local_file_system.h"
 #include "pipeline/event_log.h"
+#include "sources/input_discovery.h"
 
 namespace cdclake::pipeline {
 
 namespace {
+
+// A read_files glob that matched no file on the run's first pass is worth a word: it is
+// normal for a stream not written yet, and also what a misspelled path looks like.
+void WarnOfEmptyGlob(const io::FileSystem& fs, const FlowPlan& flow, FlowSummary* summary) {
+  if (flow.source.kind != SourcePlan::Kind::kFiles || !sources::HasGlob(flow.source.pattern)) {
+    return;
+  }
+  auto listing = sources::DiscoverInputs(fs, flow.source.pattern);
+  if (listing.ok() && listing->files.empty()) {
+    summary->warnings.push_back("flow " + flow.name + ": read_files('" + flow.source.pattern +
+                                "') matches no file");
+  }
+}
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -80,7 +94,7 @@ Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
 PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
                                const Warehouse& warehouse, const PipelineRunOptions& options) {
   PipelineRunSummary summary;
-  for (const FlowPlan& f : plan.flows) summary.flows.push_back({f.name, f.target, {}, {}, {}});
+  for (const FlowPlan& f : plan.flows) summary.flows.push_back({f.name, f.target, {}, {}, {}, {}});
   auto now_ms = [&] { return options.clock_ms ? options.clock_ms() : delta::NowMillis(); };
   auto stop = [&] { return options.stop_requested && options.stop_requested(); };
 
@@ -145,6 +159,9 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       total.pending = outcome.pending;
       if (total.input_from.empty()) total.input_from = outcome.input_from;
       total.input_to = outcome.input_to;
+      if (status.ok() && summary.passes == 1 && outcome.files == 0) {
+        WarnOfEmptyGlob(fs, flow, &fs_summary);
+      }
       if (!status.ok()) {
         EventLogEntry failed;
         failed.time_ms = now_ms();

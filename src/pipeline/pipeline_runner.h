@@ -39,6 +39,7 @@ struct FlowSummary {
   FlowOutcome outcome;  // summed over passes
   Status status;        // the first error, if the flow failed
   std::string skipped;  // why it did not run: "upstream flow X failed", "ONCE: already ran"
+  std::vector<std::string> warnings;  // e.g. a read_files glob that matches no file
 };
 
 struct PipelineRunSummary {
