@@ -180,12 +180,6 @@ class ApplierImpl : public Applier {
   std::string Property(const std::string& key) const;
   Status PrepareTarget(const data::Schema& source, int64_t first_row, bool create);
   // The end of a batch whose state changes move no row: the index is written, no version.
-  Result<ApplyResult> ApplyWithoutCommit(IndexWriteBatch index_batch,
-                                         std::vector<change::RejectedRecord> quarantined,
-                                         const std::string& qtable, int64_t now,
-                                         const json::Json& quarantine_parameters,
-                                         ApplyResult result,
-                                         const std::optional<std::string>& max_seq);
   Status Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
                     std::vector<change::RejectedRecord>* out) const;
   Status DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
@@ -482,7 +476,8 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
   if (!flow_.declared_schema || batch.rows.num_rows() == 0) return ApplyConformed(batch, extras);
   // A declared column list: the source's columns cast to it first (conditions and the
   // sequence then see the declared types), undeclared columns kept for them but not written.
-  CDCLAKE_RETURN_IF_ERROR(ValidateFlow(flow_, batch.rows.schema()));
+  // Column lists are checked on the conformed batch below (which holds the declared columns).
+  CDCLAKE_RETURN_IF_ERROR(ValidateFlow(flow_, batch.rows.schema(), /*check_column_lists=*/false));
   ConformReport report;
   CDCLAKE_ASSIGN_OR_RETURN(change::ChangeBatch conformed,
                            ConformToDeclared(batch, *flow_.declared_schema, true, &report));
@@ -531,7 +526,16 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
 
   // Declared NOT NULL columns: an upsert must give them a value.
   std::vector<std::string> not_null;
-  if (flow_.declared_schema) not_null = NotNullViolations(rows, *flow_.declared_schema);
+  if (flow_.declared_schema) {
+    // A NULL that keeps the row's value (an unchanged cell, IGNORE NULL UPDATES) breaks nothing.
+    std::function<bool(const std::string&)> keeps_on_null;
+    if (flow_.ignore_null_updates) {
+      keeps_on_null = [this](const std::string& c) {
+        return flow_.ignore_null_updates->Selects(c);
+      };
+    }
+    not_null = NotNullViolations(rows, *flow_.declared_schema, batch.unchanged, keeps_on_null);
+  }
 
   // Events, with invalid rows sent to quarantine.
   std::vector<PendingEvent> events;
@@ -854,13 +858,11 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   if (new_horizon != horizon) index_batch.puts.emplace_back(kHorizonKey, *new_horizon);
   if (max_seq != max_seq_) index_batch.puts.emplace_back(kMaxSequenceKey, *max_seq);
   trace.Mark("delete+cdf");
-  if (actions.empty()) {
-    // The events changed the key states but no row (an SCD2 update identical to the open
-    // version, a delete of a key without a row, an expired tombstone): no table version (§8).
-    // The index keeps the change; it reaches the index log with the key's next commit.
-    return ApplyWithoutCommit(std::move(index_batch), std::move(quarantined), qtable, now,
-                              quarantine_parameters(false), std::move(result), max_seq);
-  }
+  // A batch that changed key states but no row (an SCD2 update identical to the open version
+  // at a newer sequence, a delete of a key without a row) still commits: a version without
+  // data files that carries its index-log file and the flow's position, so that a lost key
+  // index rebuilt from the log, or a replay, knows what it changed (docs/apply.md). Only a
+  // batch that changes nothing writes no version (see above).
   CDCLAKE_ASSIGN_OR_RETURN(std::string log_name, WriteIndexLog(fs_, flow_.target, index_batch));
   trace.Mark("index_log");
 
@@ -924,31 +926,6 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   return result;
 }
 
-Result<ApplyResult> ApplierImpl::ApplyWithoutCommit(IndexWriteBatch index_batch,
-                                                    std::vector<change::RejectedRecord> quarantined,
-                                                    const std::string& qtable, int64_t now,
-                                                    const json::Json& quarantine_parameters,
-                                                    ApplyResult result,
-                                                    const std::optional<std::string>& max_seq) {
-  // No index-log file carries these changes, so they must not wait in a memtable that a
-  // crash loses, and they go in before the quarantine commit, whose position lets the next
-  // run skip this batch. (A crash between the two re-reads the batch: its events are then
-  // duplicates.)
-  CDCLAKE_RETURN_IF_ERROR(index_->Write(index_batch));
-  CDCLAKE_RETURN_IF_ERROR(index_->Persist());
-  for (auto& [entry, value] : index_batch.puts) {
-    if (!entry.empty() && entry[0] == kKeyPrefix) cache_.Put(entry, std::move(value));
-  }
-  for (const auto& entry : index_batch.deletes) cache_.Erase(entry);
-  max_seq_ = max_seq;
-  if (!quarantined.empty()) {
-    CDCLAKE_ASSIGN_OR_RETURN(
-        result.quarantine_version,
-        WriteQuarantine(fs_, qtable, flow_.name, quarantined, now, quarantine_parameters));
-  }
-  return result;
-}
-
 }  // namespace
 
 ApplyCounts& ApplyCounts::operator+=(const ApplyCounts& o) {
@@ -980,10 +957,12 @@ Result<std::unique_ptr<Applier>> Applier::Open(io::FileSystem& fs, FlowDefinitio
       return Status::InvalidArgument(flow.target + " was created with KEYS " + keys +
                                      "; the flow says " + KeysPropertyValue(flow.keys));
     }
-    // Properties the definition changed since the table was made take effect now.
-    CDCLAKE_ASSIGN_OR_RETURN(
-        std::optional<int64_t> updated,
-        delta::UpdateTableProperties(fs, flow.target, *snapshot, flow.table_properties));
+    // Properties the definition changed since the table was made take effect now (not the
+    // pipeline's defaults: those only reach a table when it is created).
+    std::map<std::string, std::string> declared = flow.table_properties;
+    for (const std::string& key : flow.property_defaults) declared.erase(key);
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<int64_t> updated,
+                             delta::UpdateTableProperties(fs, flow.target, *snapshot, declared));
     if (updated) {
       CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, flow.target, *updated));
     }

@@ -126,23 +126,34 @@ Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
   return batch;
 }
 
-std::vector<std::string> NotNullViolations(const data::RecordBatch& rows,
-                                           const data::Schema& declared) {
+std::vector<std::string> NotNullViolations(
+    const data::RecordBatch& rows, const data::Schema& declared,
+    const std::vector<std::vector<uint8_t>>& unchanged,
+    const std::function<bool(const std::string&)>& keeps_on_null) {
   std::vector<std::string> reasons;
   const int64_t n = rows.num_rows();
   for (const data::Field& d : declared.fields()) {
     if (d.nullable || IsHistoryBound(d.name)) continue;
+    if (keeps_on_null && keeps_on_null(d.name)) continue;
     const int c = rows.schema().FieldIndex(d.name);
     if (c >= 0 && !rows.column(static_cast<size_t>(c)).has_nulls()) continue;
+    const std::vector<uint8_t>* marks = nullptr;
+    if (c >= 0 && static_cast<size_t>(c) < unchanged.size() && !unchanged[static_cast<size_t>(c)].empty()) {
+      marks = &unchanged[static_cast<size_t>(c)];
+    }
     if (reasons.empty()) reasons.resize(static_cast<size_t>(n));
     const std::string reason = "column '" + d.name + "' is declared " + d.type->ToString() +
                                " NOT NULL but the value is NULL";
     for (int64_t r = 0; r < n; ++r) {
+      if (marks != nullptr && static_cast<size_t>(r) < marks->size() && (*marks)[r] != 0) continue;
       if (reasons[r].empty() && (c < 0 || rows.column(static_cast<size_t>(c)).IsNull(r))) {
         reasons[r] = reason;
       }
     }
   }
+  bool any = false;
+  for (const std::string& r : reasons) any = any || !r.empty();
+  if (!any) reasons.clear();
   return reasons;
 }
 

@@ -3,6 +3,8 @@
 // whose values do not fit turned into rejected records that name the column, value and type.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,8 +35,13 @@ Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
 
 /// For each row of `rows`, the reason it breaks a NOT NULL declaration ("" when it does not);
 /// empty when no row does. Columns are found by name; a declared column `rows` lacks is NULL.
-std::vector<std::string> NotNullViolations(const data::RecordBatch& rows,
-                                           const data::Schema& declared);
+/// A NULL that keeps the target's value is no violation: a cell `unchanged` marks (TOAST, SQL
+/// Server's update mask; ChangeBatch::unchanged, may be empty), or a column `keeps_on_null`
+/// names (IGNORE NULL UPDATES).
+std::vector<std::string> NotNullViolations(
+    const data::RecordBatch& rows, const data::Schema& declared,
+    const std::vector<std::vector<uint8_t>>& unchanged = {},
+    const std::function<bool(const std::string&)>& keeps_on_null = nullptr);
 
 /// Keeps the rows of `batch` that break no NOT NULL declaration, moving the others to
 /// `batch->rejected` with the reason.

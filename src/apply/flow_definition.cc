@@ -95,7 +95,13 @@ Status CheckCondition(const std::shared_ptr<const data::Expr>& expr, const Schem
 }  // namespace
 
 bool IsHiddenSourceColumn(const std::string& name) {
-  return name == "_metadata" || name == "_rescued_data";
+  // Databricks' hidden columns, and the control columns cdclake's readers and bronze tables
+  // add only when the source has them (a SQL Server export has no _source_ts_ms, a flow over
+  // files no _source_file): a list written for one source stays valid for another.
+  static const char* const kHidden[] = {"_metadata",     "_rescued_data",     "_source_ts_ms",
+                                        "_source_table", "_source_file",      "_source_offset",
+                                        "_ingested_at",  "_unchanged_columns"};
+  return std::find(std::begin(kHidden), std::end(kHidden), name) != std::end(kHidden);
 }
 
 bool ColumnSelection::Selects(const std::string& name) const {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct FlowDefinition {
   std::optional<ColumnSelection> track_history;        // TRACK HISTORY ON (SCD2 only)
   std::optional<ColumnSelection> ignore_null_updates;  // IGNORE NULL UPDATES [ON ...]
   std::map<std::string, std::string> table_properties;
+  /// Keys of table_properties that are the pipeline's defaults (SET ...defaults...): they reach
+  /// a table when it is created and never change an existing one.
+  std::set<std::string> property_defaults;
   /// The target's declared column list (CREATE STREAMING TABLE t (id INT NOT NULL, ...)):
   /// when set it is the target's schema; source values are cast to it (declared_columns.h).
   std::optional<data::Schema> declared_schema;

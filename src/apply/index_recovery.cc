@@ -339,11 +339,18 @@ Result<std::unique_ptr<KeyIndex>> OpenOrRecoverIndex(
       }
       return opened;
     }
-    if (opened.status().code() == StatusCode::kNotSupported) return opened.status();
+    // Not damage: an index another process holds open (its LOCK), or an unsupported one.
+    const StatusCode code = opened.status().code();
+    if (code == StatusCode::kNotSupported || code == StatusCode::kConflict) return opened.status();
     recovery->problem = opened.status().message();
-  } else if (!had_log) {
+  } else if (on_disk && had_index) {
+    // Repair takes the index's lock first: it never rebuilds under a running flow.
+    auto held = OpenRocksKeyIndex(dir, 1 << 20, /*write_ahead_log=*/false);
+    if (!held.ok() && held.status().code() == StatusCode::kConflict) return held.status();
+  }
+  if (force && !had_log) {
     recovery->problem = "the index log (" + IndexLogDir(table_root) + ") was missing";
-  } else if (on_disk && !had_index) {
+  } else if (force && on_disk && !had_index) {
     recovery->problem = "the key index (" + dir + ") was missing";
   }
   recovery->rebuilt = true;
@@ -373,7 +380,11 @@ Result<std::unique_ptr<KeyIndex>> OpenOrRecoverIndex(
       recovery->versions = version + 1;
       return index;
     }
-    if (replayed.code() == StatusCode::kNotSupported) return replayed;
+    // Only a log that is damaged or incomplete makes the lossy rebuild from rows; a failure to
+    // read it (no space, too many open files) is reported as it is.
+    if (replayed.code() != StatusCode::kCorrupt && replayed.code() != StatusCode::kNotFound) {
+      return replayed;
+    }
     if (recovery->problem.empty() || recovery->problem == replayed.message()) {
       recovery->problem = "the index log is damaged (" + replayed.message() + ")";
     } else {

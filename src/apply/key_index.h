@@ -36,10 +36,6 @@ class KeyIndex {
   /// crash either all or none of it is visible.
   virtual Status Write(const IndexWriteBatch& batch) = 0;
 
-  /// Makes every write so far durable, for writes no index-log file carries (an index without
-  /// a write-ahead log flushes its memtable). Default: nothing to do.
-  virtual Status Persist() { return Status::OK(); }
-
   /// Whether Get and MultiGet may run on several threads at once (with no writer).
   virtual bool SupportsConcurrentReads() const { return false; }
 

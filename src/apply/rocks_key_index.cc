@@ -37,6 +37,11 @@ Status FromRocks(const rocksdb::Status& s, std::string_view what, const std::str
   if (s.IsInvalidArgument()) return Status::InvalidArgument(std::move(msg));
   if (s.IsNotSupported()) return Status::NotSupported(std::move(msg));
   if (s.IsNotFound()) return Status::NotFound(std::move(msg));
+  // RocksDB's LOCK is held: another process has the index open (a concurrent run).
+  if (s.IsIOError() && s.ToString().find("lock file") != std::string::npos) {
+    return Status::Conflict(std::move(msg) +
+                            " (another cdclake process is writing this table; wait for it)");
+  }
   return Status::IoError(std::move(msg));
 }
 
@@ -132,13 +137,6 @@ class RocksKeyIndex final : public KeyIndex {
   }
 
   bool SupportsConcurrentReads() const override { return true; }
-
-  Status Persist() override {
-    if (write_ahead_log_) return Status::OK();  // every write was synced
-    rocksdb::Status s = db_->Flush(rocksdb::FlushOptions());
-    if (!s.ok()) return FromRocks(s, "flush of", path_);
-    return Status::OK();
-  }
 
   Result<std::optional<std::string>> Get(std::string_view key) override {
     std::string value;

@@ -122,8 +122,10 @@ Status ApplyChangedProperties(io::FileSystem& fs, const FlowPlan& flow) {
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, flow.target_folder));
   if (!exists || flow.table_properties.empty()) return Status::OK();
   CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, flow.target_folder));
-  return delta::UpdateTableProperties(fs, flow.target_folder, *snapshot, flow.table_properties)
-      .status();
+  // The pipeline's defaults (SET) only reach tables when they are created.
+  std::map<std::string, std::string> declared = flow.table_properties;
+  for (const std::string& key : flow.property_defaults) declared.erase(key);
+  return delta::UpdateTableProperties(fs, flow.target_folder, *snapshot, declared).status();
 }
 
 // Flows whose rows come from a BatchSource: ingest into a streaming table, or AUTO CDC.

@@ -343,7 +343,11 @@ class Planner {
       for (const auto& [key, value] : defaults) {
         if (f.table_properties.count(key)) continue;
         f.table_properties[key] = value;
-        if (f.kind != FlowPlan::Kind::kIngest) f.flow.table_properties[key] = value;
+        f.property_defaults.insert(key);
+        if (f.kind != FlowPlan::Kind::kIngest) {
+          f.flow.table_properties[key] = value;
+          f.flow.property_defaults.insert(key);
+        }
       }
     }
     return Status::OK();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@ struct FlowPlan {
   /// The target table's definition: declared columns, properties, partitioning.
   std::optional<data::Schema> declared_schema;
   std::map<std::string, std::string> table_properties;
+  std::set<std::string> property_defaults;  // see apply::FlowDefinition::property_defaults
   std::vector<std::string> partition_columns;
   std::vector<std::string> depends_on;  // names of flows that must run first
   sql::SourcePosition position;         // of the statement, for messages

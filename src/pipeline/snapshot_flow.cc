@@ -246,8 +246,8 @@ Result<apply::ApplyResult> SnapshotRunner::ApplyBatch(const change::ChangeBatch&
     if (!opened.ok()) {
       return Status(opened.status().code(),
                     flow_.target + ": cannot open the target's apply state under _cdclake/ (" +
-                        opened.status().message() +
-                        "); only _cdclake/snapshot/ can be rebuilt from the table");
+                        opened.status().message() + "); `cdclake repair " + flow_.target +
+                        "` rebuilds it from the table");
     }
     applier_ = std::move(*opened);
   }
