@@ -138,7 +138,8 @@ std::vector<std::string> NotNullViolations(
     const int c = rows.schema().FieldIndex(d.name);
     if (c >= 0 && !rows.column(static_cast<size_t>(c)).has_nulls()) continue;
     const std::vector<uint8_t>* marks = nullptr;
-    if (c >= 0 && static_cast<size_t>(c) < unchanged.size() && !unchanged[static_cast<size_t>(c)].empty()) {
+    if (c >= 0 && static_cast<size_t>(c) < unchanged.size() &&
+        !unchanged[static_cast<size_t>(c)].empty()) {
       marks = &unchanged[static_cast<size_t>(c)];
     }
     if (reasons.empty()) reasons.resize(static_cast<size_t>(n));
