@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "apply/file_dictionary.h"
+#include "apply/flow_domain.h"
 #include "apply/index_log.h"
 #include "apply/key_index.h"
 #include "apply/key_state.h"
@@ -810,6 +811,7 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
   commit.operation_parameters[kIndexLogParameter] = log_name;
   if (!flow_.name.empty()) commit.operation_parameters["flow"] = flow_.name;
   commit.operation_parameters["scdType"] = flow_.scd_type == ScdType::kType1 ? "1" : "2";
+  if (auto domain = FlowDomain(commit.operation_parameters)) txn.Add(std::move(*domain));
   commit.operation_metrics = json::Json{{"numSourceRows", std::to_string(counts.read)},
                                         {"numTargetRowsInserted", std::to_string(counts.inserted)},
                                         {"numTargetRowsUpdated", std::to_string(counts.updated)},
