@@ -153,7 +153,7 @@ TEST(TableWriteTest, DomainMetadataUpgradesTheProtocolOnceAndSurvivesCheckpoints
   EXPECT_EQ(commit.find("\"protocol\""), std::string::npos) << commit;
   for (int i = 0; i < 8; ++i) ASSERT_TRUE(AppendRows(fs, "/t", Rows(i, 1)).ok());
   // Version 10 is checkpointed; the commits before it go, as log cleanup removes them.
-  ASSERT_TRUE(fs.Exists("/t/_delta_log/00000000000000000010.checkpoint.parquet").value_or(false));
+  ASSERT_TRUE(fs.Exists("/t/_delta_log/00000000000000000010.checkpoint.parquet").ValueOr(false));
   for (int v = 0; v < 10; ++v) ASSERT_TRUE(fs.Delete(CommitPath("/t", v)).ok());
   auto cleaned = *Snapshot::Load(fs, "/t");
   ASSERT_EQ(cleaned->domains().count("cdclake.flow.f"), 1u);

@@ -58,6 +58,9 @@ Status Transaction::CheckConflicts(int64_t from_version, int64_t to_version) con
           }
         }
       }
+    }
+    // The named conflicts above first; then any change that is not an append on both sides.
+    for (const Action& w : winner) {
       bool winner_appends_only =
           std::holds_alternative<delta::Add>(w) || std::holds_alternative<CommitInfo>(w) ||
           std::holds_alternative<AddCdc>(w) || std::holds_alternative<Txn>(w);
