@@ -135,7 +135,8 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
                                                     int64_t batch_rows) {
   FlowInput input{source.pattern, source.format};
   CDCLAKE_ASSIGN_OR_RETURN(RunFiles run,
-                           ListRunFiles(fs, {input}, "give read_files a format => option"));
+                           ListRunFiles(fs, {input}, "give read_files a format => option",
+                                        /*named_file_streams=*/true));
   // read_files naming one file is still a stream: it is read once, and appended lines later.
   run.stream = true;
   CDCLAKE_ASSIGN_OR_RETURN(ResumePoint resume,

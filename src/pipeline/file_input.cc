@@ -116,13 +116,17 @@ void AddSourceCounts(const std::vector<sources::SourceCount>& counts,
 }
 
 Result<RunFiles> ListRunFiles(const io::FileSystem& fs, const std::vector<FlowInput>& inputs,
-                              const std::string& unknown_format_advice) {
+                              const std::string& unknown_format_advice, bool named_file_streams) {
   RunFiles run;
   std::vector<std::pair<std::string, const FlowInput*>> found;
   run.stream = !inputs.empty();
   for (const FlowInput& input : inputs) {
     CDCLAKE_ASSIGN_OR_RETURN(std::string canonical, io::Canonical(fs, input.pattern));
     CDCLAKE_ASSIGN_OR_RETURN(sources::InputListing listing, sources::DiscoverInputs(fs, canonical));
+    if (listing.named_file && !named_file_streams) {
+      // A file named alone is read whole each run, without a position: it keeps its spelling.
+      listing.files = {input.pattern};
+    }
     run.stream = run.stream && !listing.named_file;
     for (std::string& f : listing.files) found.emplace_back(std::move(f), &input);
     run.patterns.push_back(input.pattern);

@@ -51,8 +51,11 @@ struct RunFiles {
 /// file once in path order,
 /// else the files in the order given. kInvalidArgument ending with `unknown_format_advice` for
 /// a file whose format its input does not give and its extension does not tell.
+/// A file named alone keeps the spelling given unless `named_file_streams` (read_files: one file
+/// is a stream too, with a position).
 Result<RunFiles> ListRunFiles(const io::FileSystem& fs, const std::vector<FlowInput>& inputs,
-                              const std::string& unknown_format_advice);
+                              const std::string& unknown_format_advice,
+                              bool named_file_streams = false);
 
 /// Where a run starts: the files left to read (RunFile::drop_before says from where) and what
 /// it knows of the files read before.
