@@ -15,6 +15,7 @@
 
 #include "apply/declared_columns.h"
 #include "apply/file_dictionary.h"
+#include "apply/flow_domain.h"
 #include "apply/index_log.h"
 #include "apply/index_recovery.h"
 #include "apply/key_index.h"
@@ -885,6 +886,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   if (max_seq) commit.operation_parameters[kMaxSequenceParameter] = HexEncode(*max_seq);
   if (!flow_.name.empty()) commit.operation_parameters["flow"] = flow_.name;
   commit.operation_parameters["scdType"] = flow_.scd_type == ScdType::kType1 ? "1" : "2";
+  if (auto domain = FlowDomain(commit.operation_parameters)) txn.Add(std::move(*domain));
   commit.operation_metrics = json::Json{{"numSourceRows", std::to_string(counts.read)},
                                         {"numTargetRowsInserted", std::to_string(counts.inserted)},
                                         {"numTargetRowsUpdated", std::to_string(counts.updated)},

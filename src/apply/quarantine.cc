@@ -1,5 +1,6 @@
 // Quarantine table writes: one append commit per batch of rejected records.
 #include "apply/quarantine.h"
+#include "apply/flow_domain.h"
 
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
@@ -51,6 +52,7 @@ Result<std::optional<int64_t>> WriteQuarantine(io::FileSystem& fs, const std::st
   commit.operation_parameters =
       operation_parameters.is_object() ? operation_parameters : json::Json::object();
   commit.operation_parameters["mode"] = "Append";
+  if (auto domain = FlowDomain(commit.operation_parameters)) txn.Add(std::move(*domain));
   commit.operation_metrics = {{"numOutputRows", std::to_string(rows.num_rows())}};
   CDCLAKE_ASSIGN_OR_RETURN(int64_t version, txn.Commit(commit));
   return std::optional<int64_t>(version);

@@ -31,6 +31,7 @@ struct ApplyArgs {
   std::string track_history;
   std::string track_history_except;
   bool ignore_null_updates = false;
+  bool reset_position = false;
   std::string ignore_null_updates_on;
   std::string ignore_null_updates_except;
   int64_t batch_size = 0;  // 0: every row in one batch
@@ -337,6 +338,7 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
     options.schema = std::move(*schema);
   }
   options.batch_size = args.batch_size;
+  options.reset_position = args.reset_position;
   options.unknown_format_advice = "give --format " + FormatList(/*snapshots=*/false, " or ");
   std::vector<pipeline::FlowInput> inputs;
   for (const std::string& file : args.files) inputs.push_back({file, format});
@@ -364,6 +366,7 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
     }
   }
   PrintSummary(summary, std::cout);
+  for (const std::string& w : summary.warnings) std::cout << w << "\n";
   return 0;
 }
 
@@ -420,6 +423,9 @@ Action AddApplyCommand(CLI::App& app) {
       ->expected(1)
       ->allow_extra_args(false)  // one value per --property: the files follow as positionals
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_flag("--reset-position", args->reset_position,
+                "forget where the flow stopped: read the inputs from their start (after the "
+                "inputs changed)");
   cmd->add_option("--flow-name", args->flow_name,
                   "the flow's name in commits and quarantine records (default: the target "
                   "folder's name)");

@@ -24,6 +24,7 @@ struct RunArgs {
   bool continuous = false;
   std::string interval = "1s";
   std::vector<std::string> full_refresh;
+  std::vector<std::string> reset_positions;
   std::vector<std::string> vars;
   bool dry_run = false;
   std::string log_format = "text";
@@ -132,6 +133,7 @@ void PrintSummary(const pipeline::PipelineRunSummary& summary, std::ostream& out
     for (const sources::PendingFile& p : f.outcome.pending) {
       out << "flow " << f.flow << ": " << sources::DescribePending(p) << "\n";
     }
+    for (const std::string& n : f.outcome.notices) out << "flow " << f.flow << ": " << n << "\n";
   }
 }
 
@@ -179,6 +181,7 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
     }
     options.full_refresh_all = options.full_refresh.empty();
   }
+  options.reset_positions = args.reset_positions;
   auto refresh = pipeline::TablesToRefresh(*plan, warehouse, options);
   if (!refresh.ok()) return Invalid(refresh.status());
   if (args.dry_run) {
@@ -269,6 +272,12 @@ Action AddRunCommand(CLI::App& app) {
                   "rebuild these tables from their sources (no names: every table not read "
                   "straight from files)")
       ->expected(0, -1);
+  cmd->add_option("--reset-position", args->reset_positions,
+                  "FLOW: forget where this flow stopped; it reads its source again from the "
+                  "start (after its source changed; repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--var", args->vars, "name=value for ${name} in the file (repeatable)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--dry-run", args->dry_run, "check the pipeline and print its plan");

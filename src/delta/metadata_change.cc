@@ -118,6 +118,20 @@ Result<int64_t> Commit(io::FileSystem& fs, const std::string& table_root,
 
 }  // namespace
 
+Protocol WithWriterFeature(const Protocol& current, const std::string& feature) {
+  Protocol out = current;
+  if (out.min_writer_version < 7) {
+    out.writer_features = ImpliedWriterFeatures(current.min_writer_version);
+    out.min_writer_version = 7;
+  }
+  if (!out.writer_features) out.writer_features = std::vector<std::string>{};
+  if (std::find(out.writer_features->begin(), out.writer_features->end(), feature) ==
+      out.writer_features->end()) {
+    out.writer_features->push_back(feature);
+  }
+  return out;
+}
+
 Result<int64_t> SetTableProperties(io::FileSystem& fs, const std::string& table_root,
                                    const std::map<std::string, std::string>& properties) {
   CDCLAKE_ASSIGN_OR_RETURN(auto snap, Snapshot::Load(fs, table_root));

@@ -8,11 +8,17 @@
 
 #include "base/result.h"
 #include "data/schema.h"
+#include "delta/actions.h"
 #include "io/file_system.h"
 
 namespace cdclake::delta {
 
 class Snapshot;
+
+/// `current` with writer feature `feature` (§Table Features): unchanged when it lists it
+/// already; otherwise at writer version 7, listing the features its legacy writer version
+/// implied, then `feature`. The reader version and features stay as they are.
+Protocol WithWriterFeature(const Protocol& current, const std::string& feature);
 
 /// Sets (or replaces) table properties; upgrades the protocol when a property needs a
 /// feature the table lacks. Returns the committed version.

@@ -130,6 +130,54 @@ TEST(TableWriteTest, ConflictingWritersEndWithOneCleanConflict) {
   EXPECT_EQ((*snap)->version(), 2);
 }
 
+TEST(TableWriteTest, DomainMetadataUpgradesTheProtocolOnceAndSurvivesCheckpoints) {
+  io::MemoryFileSystem fs;
+  ASSERT_TRUE(CreateTable(fs, "/t", Spec()).ok());
+  auto created = *Snapshot::Load(fs, "/t");
+  ASSERT_EQ(created->protocol().min_writer_version, 2);
+  Transaction txn(fs, "/t", created);
+  txn.Add(DomainMetadata{"cdclake.flow.f", "{\"position\":1}", false});
+  ASSERT_TRUE(txn.Commit().ok());
+  auto snap = *Snapshot::Load(fs, "/t");
+  // Readers stay where they were; writers learn of the feature (and of what version 2 implied).
+  EXPECT_EQ(snap->protocol().min_reader_version, 1);
+  EXPECT_EQ(snap->protocol().min_writer_version, 7);
+  EXPECT_EQ(snap->protocol().writer_features,
+            (std::vector<std::string>{"appendOnly", "invariants", "domainMetadata"}));
+  ASSERT_EQ(snap->domains().count("cdclake.flow.f"), 1u);
+  // A second domain write carries no protocol; latest wins.
+  Transaction again(fs, "/t", snap);
+  again.Add(DomainMetadata{"cdclake.flow.f", "{\"position\":2}", false});
+  ASSERT_TRUE(again.Commit().ok());
+  std::string commit = *fs.ReadFile(CommitPath("/t", 2));
+  EXPECT_EQ(commit.find("\"protocol\""), std::string::npos) << commit;
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(AppendRows(fs, "/t", Rows(i, 1)).ok());
+  // Version 10 is checkpointed; the commits before it go, as log cleanup removes them.
+  ASSERT_TRUE(fs.Exists("/t/_delta_log/00000000000000000010.checkpoint.parquet").ValueOr(false));
+  for (int v = 0; v < 10; ++v) ASSERT_TRUE(fs.Delete(CommitPath("/t", v)).ok());
+  auto cleaned = *Snapshot::Load(fs, "/t");
+  ASSERT_EQ(cleaned->domains().count("cdclake.flow.f"), 1u);
+  EXPECT_EQ(cleaned->domains().at("cdclake.flow.f").configuration, "{\"position\":2}");
+}
+
+TEST(TableWriteTest, ConcurrentWritersOfOneDomainConflict) {
+  io::MemoryFileSystem fs;
+  ASSERT_TRUE(CreateTable(fs, "/t", Spec()).ok());
+  Transaction first(fs, "/t", *Snapshot::Load(fs, "/t"));
+  first.Add(DomainMetadata{"cdclake.flow.f", "{}", false});
+  ASSERT_TRUE(first.Commit().ok());
+  auto base = *Snapshot::Load(fs, "/t");
+  Transaction a(fs, "/t", base), b(fs, "/t", base);
+  a.Add(DomainMetadata{"cdclake.flow.f", "{\"a\":1}", false});
+  b.Add(DomainMetadata{"cdclake.flow.f", "{\"b\":1}", false});
+  ASSERT_TRUE(a.Commit().ok());
+  auto second = b.Commit();
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kConflict);
+  EXPECT_NE(second.status().message().find("domain 'cdclake.flow.f'"), std::string::npos)
+      << second.status().ToString();
+}
+
 TEST(TableWriteTest, CrashAfterAnyFileOperationLeavesTheLastCommittedVersion) {
   for (int64_t cut = 0; cut < 40; ++cut) {
     io::MemoryFileSystem fs;

@@ -5,6 +5,7 @@
 
 #include "delta/checkpoint_writer.h"
 #include "delta/log_segment.h"
+#include "delta/metadata_change.h"
 
 namespace cdclake::delta {
 
@@ -39,6 +40,15 @@ Status Transaction::CheckConflicts(int64_t from_version, int64_t to_version) con
         return Status::Conflict("version " + std::to_string(v) +
                                 " changed the table's protocol or metadata");
       }
+      if (const auto* d = std::get_if<DomainMetadata>(&w)) {
+        for (const Action& mine : actions_) {
+          const auto* m = std::get_if<DomainMetadata>(&mine);
+          if (m && m->domain == d->domain) {
+            return Status::Conflict("version " + std::to_string(v) + " also wrote domain '" +
+                                    d->domain + "'");
+          }
+        }
+      }
       if (const auto* t = std::get_if<Txn>(&w)) {
         for (const Action& mine : actions_) {
           const auto* m = std::get_if<Txn>(&mine);
@@ -48,6 +58,9 @@ Status Transaction::CheckConflicts(int64_t from_version, int64_t to_version) con
           }
         }
       }
+    }
+    // The named conflicts above first; then any change that is not an append on both sides.
+    for (const Action& w : winner) {
       bool winner_appends_only =
           std::holds_alternative<delta::Add>(w) || std::holds_alternative<CommitInfo>(w) ||
           std::holds_alternative<AddCdc>(w) || std::holds_alternative<Txn>(w);
@@ -77,7 +90,39 @@ void Transaction::CheckpointIfDue(int64_t version) {
   (void)checkpoint;
 }
 
+namespace {
+
+// The writer feature a table needs before a commit may carry domainMetadata.
+constexpr const char* kDomainMetadataFeature = "domainMetadata";
+
+// A commit carrying domainMetadata on a table whose protocol lacks the writer feature also
+// carries the protocol with it added (WithWriterFeature), replacing a protocol it already has.
+void AddDomainFeatureIfNeeded(const Snapshot* read, std::vector<Action>& actions_) {
+  bool domains = false;
+  const Protocol* protocol = read != nullptr ? &read->protocol() : nullptr;
+  for (const Action& a : actions_) {
+    domains = domains || std::holds_alternative<DomainMetadata>(a);
+    if (const auto* p = std::get_if<Protocol>(&a)) protocol = p;
+  }
+  if (!domains || protocol == nullptr) return;
+  Protocol needed = WithWriterFeature(*protocol, kDomainMetadataFeature);
+  if (needed.writer_features == protocol->writer_features &&
+      needed.min_writer_version == protocol->min_writer_version) {
+    return;
+  }
+  for (Action& a : actions_) {
+    if (auto* p = std::get_if<Protocol>(&a)) {
+      *p = std::move(needed);
+      return;
+    }
+  }
+  actions_.insert(actions_.begin(), std::move(needed));
+}
+
+}  // namespace
+
 Result<int64_t> Transaction::Commit(const CommitOptions& options) {
+  AddDomainFeatureIfNeeded(read_snapshot_.get(), actions_);
   int64_t version = read_snapshot_ ? read_snapshot_->version() + 1 : 0;
   int64_t now = NowMillis();
   CommitInfo info;

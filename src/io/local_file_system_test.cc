@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "io/canonical_path.h"
 #include "io/scratch_dir.h"
 
 namespace cdclake::io {
@@ -153,6 +154,29 @@ TEST(LocalFileSystemTest, WorksWithRelativePaths) {
   ASSERT_EQ(listed->size(), 2u);
   EXPECT_EQ((*listed)[0].path, "./commit.json");
   EXPECT_TRUE((*listed)[1].is_directory);
+}
+
+TEST(LocalFileSystemTest, CanonicalSpellsOnePlaceOneWay) {
+  ScratchDir dir = ValueOrDie(ScratchDir::Create());
+  LocalFileSystem fs;
+  ASSERT_OK(fs.WriteFile(dir.path() + "/land/a.csv", "x"));
+  ASSERT_EQ(::symlink((dir.path() + "/land").c_str(), (dir.path() + "/link").c_str()), 0);
+  const std::string real = ValueOrDie(Canonical(fs, dir.path() + "/land"));
+  EXPECT_EQ(real.front(), '/');
+  EXPECT_EQ(ValueOrDie(Canonical(fs, dir.path() + "//land/./")), real);
+  EXPECT_EQ(ValueOrDie(Canonical(fs, dir.path() + "/x/../land")), real);
+  EXPECT_EQ(ValueOrDie(Canonical(fs, dir.path() + "/link")), real);
+  EXPECT_EQ(ValueOrDie(Canonical(fs, dir.path() + "/link/*.csv")), real + "/*.csv");
+  // A part that does not exist (yet) is kept as written after the resolved prefix.
+  EXPECT_EQ(ValueOrDie(Canonical(fs, dir.path() + "/link/new/../later")), real + "/later");
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof(cwd)), nullptr);
+  ASSERT_EQ(::chdir(dir.path().c_str()), 0);
+  Result<std::string> relative = Canonical(fs, "./land");
+  Result<std::string> via_link = Canonical(fs, "link//");
+  ASSERT_EQ(::chdir(cwd), 0);
+  EXPECT_EQ(ValueOrDie(std::move(relative)), real);
+  EXPECT_EQ(ValueOrDie(std::move(via_link)), real);
 }
 
 TEST(ScratchDirTest, RemovesEverythingWhenDestroyed) {

@@ -2,6 +2,8 @@
 // stages commit races, the clock, and path normalization.
 #include "io/memory_file_system.h"
 
+#include "io/canonical_path.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -152,6 +154,14 @@ TEST(MemoryFileSystemTest, ModificationTimesComeFromTheClock) {
   ASSERT_OK(fs.SetModificationTime("/a", 3));
   EXPECT_EQ(ValueOrDie(fs.Stat("/a")).modification_time_ms, 3);
   EXPECT_EQ(fs.SetModificationTime("/missing", 3).code(), StatusCode::kNotFound);
+}
+
+TEST(MemoryFileSystemTest, CanonicalIsLexical) {
+  MemoryFileSystem fs;
+  EXPECT_EQ(*Canonical(fs, "./land//a/../b/"), "land/b");
+  EXPECT_EQ(*Canonical(fs, "/../land/./x"), "/land/x");
+  EXPECT_EQ(*Canonical(fs, "../up"), "../up");
+  EXPECT_EQ(*Canonical(fs, "land/*.csv"), "land/*.csv");
 }
 
 TEST(MemoryFileSystemTest, NormalizesPaths) {

@@ -2,6 +2,7 @@
 // flow's txn in one commit.
 #include "pipeline/append_writer.h"
 
+#include "apply/flow_domain.h"
 #include "base/strings.h"
 #include "delta/log_segment.h"
 #include "delta/metadata_change.h"
@@ -120,6 +121,7 @@ Result<int64_t> AppendWithCheckpoint(io::FileSystem& fs, const std::string& tabl
   options.operation_parameters[kPositionParameter] = json::Dump(checkpoint.position);
   options.operation_parameters["outputMode"] = "Append";
   options.operation_parameters["epochId"] = std::to_string(checkpoint.batch);
+  if (auto domain = apply::FlowDomain(options.operation_parameters)) txn.Add(std::move(*domain));
   return txn.Commit(options);
 }
 

@@ -43,6 +43,10 @@ class BatchSource {
   /// the source knows it from where it resumed; nullopt otherwise.
   virtual std::optional<change::SourcePosition> QuarantinedBefore() const { return std::nullopt; }
 
+  /// Lines to tell the user about where reading starts (an upstream that was refreshed and is
+  /// read again from its start); empty when there is nothing to say.
+  virtual std::vector<std::string> Notices() const { return {}; }
+
   /// Counts of records that are not rows (Debezium tombstones, SQL Server before-images), so
   /// far; empty for tables.
   virtual std::vector<sources::SourceCount> Counts() const { return {}; }
@@ -57,23 +61,32 @@ class BatchSource {
 std::unique_ptr<BatchSource> ReadingAhead(std::unique_ptr<BatchSource> inner);
 
 /// A table read as a stream from just after the version `position` records ({"table": name,
-/// "version": v}; null: from the start). A table that does not exist yet has nothing to read.
+/// "version": v, "tableId": its metaData.id}; null: from the start). When the table's id is not
+/// the recorded one, or its version is below the recorded one (it was refreshed), it is read
+/// from its start and Notices() says so. A table that does not exist yet has nothing to read.
 Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
                                                      const std::string& table,
                                                      const std::string& folder,
                                                      const json::Json& position,
                                                      int64_t batch_rows);
 
+/// Where a file source's flow records its position.
+struct FileSourceTarget {
+  std::string folder;            // the target table's
+  std::string quarantine_table;  // its quarantine table's folder
+  std::string flow;
+  std::string table;   // the target's name, for messages
+  bool reset = false;  // --reset-position: read from the start
+};
+
 /// The files of `source` (read_files: a file, a folder or a glob), read as a stream in path
-/// order from just after `flow`'s last position recorded in `target` (or `quarantine_table`, see
-/// FindResumePoint), in batches of about `batch_rows` rows. Columns are read with `source`'s
+/// order from just after the flow's last position recorded in its target (or quarantine table,
+/// see FindResumePoint), in batches of about `batch_rows` rows. Columns are read with `source`'s
 /// schema, then the target's types (`cdc_flow` maps an SCD2 target's __START_AT back to the
 /// sequence; nullptr for appends), then earlier files'. kInvalidArgument for a file arriving out
 /// of name order or of unknown format.
 Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const SourcePlan& source,
-                                                    const std::string& target,
-                                                    const std::string& quarantine_table,
-                                                    const std::string& flow,
+                                                    const FileSourceTarget& target,
                                                     const apply::FlowDefinition* cdc_flow,
                                                     int64_t batch_rows);
 

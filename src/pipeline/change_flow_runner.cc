@@ -62,8 +62,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     summary->usage_error = listed.status().code() == StatusCode::kInvalidArgument;
     return listed.status();
   }
-  const RunFiles& run = *listed;
-  const std::vector<RunFile>& files = run.files;
+  RunFiles& run = *listed;
 
   // The target as it is, and where this flow stopped.
   std::shared_ptr<const delta::Snapshot> target;
@@ -73,12 +72,18 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   }
   const std::string app_id = FlowAppId(flow.name);
   int64_t txn_version = target ? target->TxnVersion(app_id).value_or(0) : 0;
-  CDCLAKE_ASSIGN_OR_RETURN(ResumePoint resume,
-                           FindResumePoint(fs, run, flow.target, qtable, flow.name));
-  const size_t first = resume.first;
-  const int64_t drop_before = resume.drop_before;
+  auto resumed = FindResumePoint(
+      fs, &run, ResumeRequest{flow.target, qtable, flow.name, flow.target, options.reset_position});
+  if (!resumed.ok()) {
+    summary->usage_error = resumed.status().code() == StatusCode::kInvalidArgument;
+    return resumed.status();
+  }
+  ResumePoint& resume = *resumed;
+  const std::vector<RunFile>& files = run.files;
   const std::optional<change::SourcePosition> quarantined_before = resume.quarantined_before;
   summary->resumed_from = resume.resumed_from;
+  summary->warnings = resume.warnings;
+  LedgerTracker tracker(std::move(resume.ledger), std::move(resume.seed));
 
   // Every file to read is opened (and checked against the flow) before anything is written;
   // each is read with the types earlier files and the target fixed. A source without a fixed
@@ -86,7 +91,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   // here, and each later batch is checked again, since a column may appear mid-stream.
   std::vector<data::Field> known = KnownTypes(&flow, options.schema, target.get());
   std::vector<OpenFile> opened;
-  for (size_t i = first; i < files.size(); ++i) {
+  for (size_t i = 0; i < files.size(); ++i) {
     const RunFile& file = files[i];
     sources::ChangeSourceOptions source_options;
     source_options.file_format = file.file_format;
@@ -95,9 +100,11 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     if (options.batch_size > 0) {
       source_options.batch_rows = std::min<int64_t>(options.batch_size, 1 << 16);
     }
+    source_options.unterminated_last = file.unterminated_last;
     auto source = sources::OpenChangeSource(fs, file.path, file.format, source_options);
     if (!source.ok()) return InFile(source.status(), file.path);
-    OpenFile in{static_cast<int64_t>(i), std::move(*source), {}, i == first ? drop_before : 0};
+    OpenFile in{static_cast<int64_t>(i), std::move(*source), {}, file.drop_before};
+    tracker.Opened(static_cast<int64_t>(i), file, fs);
     const data::Schema* schema = in.source->schema();
     while (schema == nullptr) {
       auto next = in.source->Next();
@@ -144,8 +151,12 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     }
     last_version = std::max(last_version, applier->version());
   };
+  PendingRows pending;
   auto apply_batch = [&](const change::ChangeBatch& batch, const ReadPoint& end) -> Status {
-    FlowPosition position = PositionAfter(run, end);
+    CDCLAKE_ASSIGN_OR_RETURN(LedgerRef ledger,
+                             tracker.Record(fs, files, end, pending.first_file_index()));
+    FlowPosition position = PositionAfter(run, end, ledger);
+    position.batch = txn_version + 1;
     apply::CommitExtras extras;
     extras.txn_app_id = app_id;
     extras.txn_version = txn_version + 1;
@@ -195,18 +206,20 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     return std::optional<FileBatch>(std::move(item));
   });
 
-  PendingRows pending;
   while (true) {
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<FileBatch> item, ahead.Next());
     if (!item) break;
     OpenFile& file = opened[item->slot];
     const std::string& path = files[static_cast<size_t>(file.index)].path;
     if (!item->batch) {
+      // The reader has moved on to the next file: this one's source is no longer in use.
+      tracker.Ended(file.index, *file.source);
       AddSourceCounts(file.source->Counts(), &summary->source_counts);
       if (auto p = file.source->Pending()) summary->pending.push_back({path, *p});
       continue;
     }
     change::ChangeBatch batch = std::move(*item->batch);
+    tracker.Saw(file.index, batch);
     if (!fixed_schema[item->slot] && batch.rows.num_rows() > 0 &&
         !TruncatesOnly(flow, batch.rows)) {
       Status valid = apply::ValidateFlow(flow, batch.rows.schema());
@@ -225,7 +238,9 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       pending = PendingRows();
     }
     CDCLAKE_RETURN_IF_ERROR(pending.Add(std::move(batch), path, file.index));
-    while (options.batch_size > 0 && pending.num_rows() >= options.batch_size) {
+    // A full batch is applied once a row after it is there, so that a file it ends with has
+    // ended (its end comes first) and the ledger records it as read whole.
+    while (options.batch_size > 0 && pending.num_rows() > options.batch_size) {
       change::ChangeBatch head = pending.Take(options.batch_size);
       CDCLAKE_RETURN_IF_ERROR(apply_batch(head, pending.last_taken()));
       if (limit_reached()) return Status::OK();

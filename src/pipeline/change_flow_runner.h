@@ -38,6 +38,8 @@ struct FlowRunOptions {
   /// The applier's clock and key-index choice (apply::ApplyOptions).
   std::function<int64_t()> clock;
   bool persistent_index = true;
+  /// --reset-position: read the inputs from their start, whatever position the target records.
+  bool reset_position = false;
   /// The end of the message for a file whose extension tells no format.
   std::string unknown_format_advice = "name its format";
 };
@@ -57,6 +59,9 @@ struct FlowRunSummary {
   std::optional<FlowPosition> resumed_from;
   /// Where this run stopped: the last batch's position (unset when it applied no batch).
   std::optional<FlowPosition> position;
+  /// Lines for the run's output: files that shrank or were rewritten after being read (they are
+  /// not read again).
+  std::vector<std::string> warnings;
   /// The run stopped at FlowRunOptions::max_batches with input left.
   bool stopped_early = false;
   /// The error (if any) is the flow not fitting the input or an unusable input: bad usage.
@@ -65,11 +70,11 @@ struct FlowRunSummary {
 
 /// Runs `flow` over `inputs`. Every input file is discovered and ordered: when every input is a
 /// folder or a glob (a stream of files), the files of all are read in path order (bytewise),
-/// continuing after the flow's last recorded position for the same inputs — files before its
-/// file are done, its file is re-read from its offset (rows starting before it dropped), later
-/// files are new; a file that sorts before the position's file but was not there when it was
-/// recorded is an error (files must arrive in name order). When an input names one file, every
-/// file is read whole, in the order given.
+/// continuing after the flow's last recorded position over the same source (FindResumePoint):
+/// files its ledger has read whole are skipped, files that grew (or were left part-read) are
+/// read on from where they stopped, files it has not seen are new whatever their names sort
+/// as; files that shrank or were rewritten are reported in `warnings` and skipped. When an
+/// input names one file, every file is read whole, in the order given.
 ///
 /// Every file to read is opened and checked against the flow before anything is written. Each
 /// batch is applied and committed with `txn` (FlowAppId, one more than the last) and the

@@ -59,6 +59,7 @@ class FlowHarness {
     options.batch_size = batch_size;
     options.max_batches = max_batches;
     options.persistent_index = false;
+    options.reset_position = reset_position_;
     return RunChangeFlow(fs_, Flow(), inputs, options, summary);
   }
 
@@ -108,6 +109,7 @@ class FlowHarness {
   }
 
   io::MemoryFileSystem fs_;
+  bool reset_position_ = false;
 };
 
 class ChangeFlowRunnerTest : public ::testing::Test, public FlowHarness {};
@@ -129,7 +131,7 @@ TEST_F(ChangeFlowRunnerTest, StopsMidFileAndTheNextRunContinuesThere) {
   auto snapshot = delta::Snapshot::Load(fs_, "t");
   ASSERT_TRUE(snapshot.ok());
   EXPECT_EQ((*snapshot)->TxnVersion(FlowAppId("users")), 1);
-  auto recorded = FindFlowPosition(fs_, "t", "users", {"in"});
+  auto recorded = FindFlowPosition(fs_, "t", "users");
   ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
   ASSERT_TRUE(*recorded);
   EXPECT_EQ((*recorded)->position.file, "in/a.csv");
@@ -175,55 +177,67 @@ TEST_F(ChangeFlowRunnerTest, AppendedLinesAndNewFilesAreReadAlone) {
 
   Write("in/0002.csv", std::string(kHeader) + "2,bob,1\n3,cy,1\n");
   FlowRunSummary added = RunFlow();
-  EXPECT_EQ(added.files_read, 2);  // the position's file is opened again
+  EXPECT_EQ(added.files_read, 1);  // the ledger knows 0001.csv was read whole
   EXPECT_EQ(added.counts.read, 2);
   EXPECT_EQ(added.counts.discarded, 0);
   ASSERT_TRUE(added.position);
   EXPECT_EQ(added.position->file, "in/0002.csv");
-  EXPECT_EQ(added.position->files_before, 1);
-  EXPECT_EQ(added.position->previous_file, "in/0001.csv");
+  ASSERT_TRUE(added.position->ledger);
   EXPECT_EQ(Rows("t"), (Lines{"1,anna", "2,bob", "3,cy"}));
 
-  // JSON Lines through a glob: a run over other inputs has a position of its own.
+  // The same folder spelled another way is the same source: nothing is read again.
+  EXPECT_EQ(RunFlow(0, 0, {"./in/"}).counts.read, 0);
+  EXPECT_EQ(RunFlow(0, 0, {"x/../in"}).counts.read, 0);
+
+  // Another source (a glob over other files) is an error naming both, until reset.
   Write("in/0003.jsonl", "{\"id\":4,\"name\":\"di\",\"seq\":1}\n");
+  FlowRunSummary refused;
+  Status s = RunFor({"in/*.jsonl"}, 0, 0, &refused);
+  ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("has read in into t"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("its source is now in/*.jsonl"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("--reset-position users"), std::string::npos) << s.ToString();
+  reset_position_ = true;
   FlowRunSummary globbed = RunFlow(0, 0, {"in/*.jsonl"});
+  reset_position_ = false;
   EXPECT_FALSE(globbed.resumed_from);
   EXPECT_EQ(globbed.counts.read, 1);
   EXPECT_EQ(RunFlow(0, 0, {"in/*.jsonl"}).counts.read, 0);
 }
 
-TEST_F(ChangeFlowRunnerTest, AFileArrivingOutOfNameOrderIsAnError) {
-  Write("in/0001.csv", std::string(kHeader) + "1,ann,1\n");
-  Write("in/0003.csv", std::string(kHeader) + "3,cy,1\n");
+TEST_F(ChangeFlowRunnerTest, FilesArrivingOutOfNameOrderAreEachReadOnce) {
+  // Kafka Connect's names: partition 1's file is read first, partition 0's arrives later and
+  // sorts before it.
+  Write("in/t+1+0000000100.csv", std::string(kHeader) + "1,ann,1\n");
+  RunFlow();
+  Write("in/t+0+0000000200.csv", std::string(kHeader) + "2,bob,1\n");
+  FlowRunSummary late = RunFlow();
+  EXPECT_EQ(late.files_read, 1);
+  EXPECT_EQ(late.counts.read, 1);
+  EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob"}));
+  Write("in/t+0+0000000050.csv", std::string(kHeader) + "3,cy,1\n");
+  Append("in/t+1+0000000100.csv", "4,di,1\n");
+  FlowRunSummary more = RunFlow(/*batch_size=*/1);
+  EXPECT_EQ(more.counts.read, 2);
+  EXPECT_EQ(more.counts.discarded, 0);
+  EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob", "3,cy", "4,di"}));
+  FlowRunSummary again = RunFlow();
+  EXPECT_EQ(again.files_read, 0);
+  EXPECT_EQ(again.counts.read, 0);
+}
+
+TEST_F(ChangeFlowRunnerTest, AFileThatShrankIsReportedAndNotReadAgain) {
+  Write("in/a.csv", std::string(kHeader) + "1,ann,1\n2,bob,1\n");
   RunFlow();
   const int64_t version = Version("t");
-  Write("in/0002.csv", std::string(kHeader) + "2,bob,1\n");
-  FlowRunSummary summary;
-  Status s = RunFor({"in"}, 0, 0, &summary);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("in/0002.csv sorts before in/0003.csv"), std::string::npos)
-      << s.ToString();
-  EXPECT_NE(s.message().find("name order"), std::string::npos) << s.ToString();
+  Write("in/a.csv", std::string(kHeader) + "9,zed,1\n");
+  FlowRunSummary shrunk = RunFlow();
+  EXPECT_EQ(shrunk.counts.read, 0);
   EXPECT_EQ(Version("t"), version);
-
-  // Before every file read so far: found by the count, named by its time.
-  ASSERT_TRUE(fs_.Delete("in/0002.csv").ok());
-  fs_.SetClock([] { return delta::NowMillis() + 3600 * 1000; });
-  Write("in/0000.csv", std::string(kHeader) + "0,zed,1\n");
-  fs_.SetClock(nullptr);
-  s = RunFor({"in"}, 0, 0, &summary);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("in/0000.csv sorts before in/0003.csv"), std::string::npos)
-      << s.ToString();
-
-  // Named alone, the file is read whole; the stream's position stays as it was.
-  ASSERT_TRUE(RunFor({"in/0000.csv"}, 0, 0, &summary).ok());
-  EXPECT_EQ(summary.counts.read, 1);
-  ASSERT_TRUE(fs_.Delete("in/0000.csv").ok());
-  FlowRunSummary stream = RunFlow();
-  ASSERT_TRUE(stream.resumed_from);
-  EXPECT_EQ(stream.resumed_from->file, "in/0003.csv");
-  EXPECT_EQ(stream.counts.read, 0);
+  ASSERT_EQ(shrunk.warnings.size(), 1u);
+  EXPECT_NE(shrunk.warnings[0].find("in/a.csv shrank from"), std::string::npos)
+      << shrunk.warnings[0];
+  EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob"}));
 }
 
 TEST_F(ChangeFlowRunnerTest, NamedFilesAreReadWholeOnEveryRun) {

@@ -1,5 +1,6 @@
-// FileBatchSource: read_files(...) inputs as a BatchSource — files opened one at a time in path
-// order after the recorded position, rows gathered across files into batches.
+// FileBatchSource: read_files(...) inputs as a BatchSource — the files the ledger says are new or
+// grew, opened one at a time in path order, rows gathered across files into batches, each
+// batch's position naming the ledger after it.
 #include <optional>
 
 #include "delta/log_segment.h"
@@ -19,7 +20,7 @@ class FileBatchSource : public BatchSource {
       : fs_(fs),
         run_(std::move(run)),
         resume_(std::move(resume)),
-        next_file_(resume_.first),
+        tracker_(std::move(resume_.ledger), std::move(resume_.seed)),
         known_(std::move(known)),
         batch_rows_(std::max<int64_t>(batch_rows, 1)),
         keep_row_text_(keep_row_text),
@@ -32,13 +33,19 @@ class FileBatchSource : public BatchSource {
   std::vector<sources::SourceCount> Counts() const override { return counts_; }
   std::vector<sources::PendingFile> Pending() const override { return pending_files_; }
 
+  std::vector<std::string> Notices() const override { return resume_.warnings; }
+
   std::optional<change::SourcePosition> QuarantinedBefore() const override {
     return resume_.quarantined_before;
   }
 
   Result<std::optional<InputBatch>> Next() override {
-    while (pending_.num_rows() < batch_rows_) {
+    // Reading goes one batch past a full batch, so that a file whose rows the batch ends with
+    // is known to have ended, and the ledger records it as read whole.
+    while (true) {
+      const bool full = pending_.num_rows() >= batch_rows_;
       if (held_) {
+        if (full) break;
         // A batch whose column types differ from the pending rows' waits for them to go.
         if (!pending_.empty() && !pending_.Accepts(held_->rows.schema())) break;
         if (!pending_.Accepts(held_->rows.schema())) pending_ = PendingRows();
@@ -47,13 +54,14 @@ class FileBatchSource : public BatchSource {
         continue;
       }
       if (!current_) {
-        if (next_file_ >= run_.files.size()) break;
+        if (full || next_file_ >= run_.files.size()) break;
         CDCLAKE_RETURN_IF_ERROR(OpenNext());
       }
       const std::string& path = run_.files[static_cast<size_t>(current_->index)].path;
       auto next = NextBatch(*current_);
       if (!next.ok()) return InFile(next.status(), path);
       if (!next->has_value()) {
+        tracker_.Ended(current_->index, *current_->source);
         AddSourceCounts(current_->source->Counts(), &counts_);
         if (auto p = current_->source->Pending()) pending_files_.push_back({path, *p});
         current_.reset();
@@ -63,6 +71,7 @@ class FileBatchSource : public BatchSource {
       for (const data::Field& f : (*next)->rows.schema().fields()) {
         if (!HasField(known_, f.name)) known_.push_back({f.name, f.type, true});
       }
+      tracker_.Saw(current_->index, **next);
       held_ = std::move(**next);
       held_path_ = path;
       held_index_ = current_->index;
@@ -70,7 +79,11 @@ class FileBatchSource : public BatchSource {
     if (pending_.empty()) return std::optional<InputBatch>();
     InputBatch out;
     out.rows = pending_.Take(batch_rows_);
-    FlowPosition end = PositionAfter(run_, pending_.last_taken());
+    int64_t waiting = pending_.first_file_index();
+    if (held_ && (waiting < 0 || held_index_ < waiting)) waiting = held_index_;
+    CDCLAKE_ASSIGN_OR_RETURN(LedgerRef ledger,
+                             tracker_.Record(fs_, run_.files, pending_.last_taken(), waiting));
+    FlowPosition end = PositionAfter(run_, pending_.last_taken(), ledger);
     out.end = end.ToJson();
     out.end_text = end.ToString();
     out.files_done = files_finished_;
@@ -91,12 +104,11 @@ class FileBatchSource : public BatchSource {
     // keep theirs); the apply engine needs it for rows it may quarantine.
     options.keep_row_text = keep_row_text_;
     options.sequence_columns = sequence_columns_;
+    options.unterminated_last = file.unterminated_last;
     auto source = sources::OpenChangeSource(fs_, file.path, file.format, options);
     if (!source.ok()) return InFile(source.status(), file.path);
-    current_ = OpenFile{static_cast<int64_t>(i),
-                        std::move(*source),
-                        {},
-                        i == resume_.first ? resume_.drop_before : 0};
+    current_ = OpenFile{static_cast<int64_t>(i), std::move(*source), {}, file.drop_before};
+    tracker_.Opened(static_cast<int64_t>(i), file, fs_);
     auto info = fs_.Stat(file.path);
     if (info.ok()) written_ms_ = std::max(written_ms_, info->modification_time_ms);
     return Status::OK();
@@ -105,7 +117,8 @@ class FileBatchSource : public BatchSource {
   io::FileSystem& fs_;
   RunFiles run_;
   ResumePoint resume_;
-  size_t next_file_;
+  LedgerTracker tracker_;
+  size_t next_file_ = 0;
   std::vector<data::Field> known_;
   int64_t batch_rows_;
   bool keep_row_text_;
@@ -124,22 +137,23 @@ class FileBatchSource : public BatchSource {
 }  // namespace
 
 Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const SourcePlan& source,
-                                                    const std::string& target,
-                                                    const std::string& quarantine_table,
-                                                    const std::string& flow,
+                                                    const FileSourceTarget& target,
                                                     const apply::FlowDefinition* cdc_flow,
                                                     int64_t batch_rows) {
   FlowInput input{source.pattern, source.format};
   CDCLAKE_ASSIGN_OR_RETURN(RunFiles run,
-                           ListRunFiles(fs, {input}, "give read_files a format => option"));
+                           ListRunFiles(fs, {input}, "give read_files a format => option",
+                                        /*named_file_streams=*/true));
   // read_files naming one file is still a stream: it is read once, and appended lines later.
   run.stream = true;
   CDCLAKE_ASSIGN_OR_RETURN(ResumePoint resume,
-                           FindResumePoint(fs, run, target, quarantine_table, flow));
+                           FindResumePoint(fs, &run,
+                                           ResumeRequest{target.folder, target.quarantine_table,
+                                                         target.flow, target.table, target.reset}));
   std::shared_ptr<const delta::Snapshot> snapshot;
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, target));
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, target.folder));
   if (exists) {
-    CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, target));
+    CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, target.folder));
   }
   std::vector<data::Field> known = KnownTypes(cdc_flow, source.options.schema, snapshot.get());
   return std::unique_ptr<BatchSource>(std::make_unique<FileBatchSource>(

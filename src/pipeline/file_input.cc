@@ -3,7 +3,9 @@
 
 #include "apply/quarantine.h"
 #include "delta/snapshot.h"
+#include "io/canonical_path.h"
 #include "pipeline/file_input_internal.h"
+#include "pipeline/flow_checkpoint.h"
 #include "sources/input_discovery.h"
 #include "sql/schema_ddl.h"
 
@@ -11,41 +13,22 @@ namespace cdclake::pipeline {
 
 namespace {
 
-// An error when a file of `files` (sorted) sorting before the position's file was not there
-// when the position was recorded: reading on would skip it.
-Status CheckArrivalOrder(const io::FileSystem& fs, const std::vector<RunFile>& files,
-                         const std::string& flow, const RecordedPosition& at) {
-  const FlowPosition& p = at.position;
-  std::vector<std::string> before, late;
-  for (const RunFile& f : files) {
-    if (f.path >= p.file) break;
-    before.push_back(f.path);
-    // Between the file read before the position's and the position's: new.
-    if (p.previous_file.empty() || f.path > p.previous_file) late.push_back(f.path);
+// Whether a file the ledger has is to be read on, skipped as done, or reported and skipped
+// because it shrank or was rewritten under what was consumed.
+enum class Seen { kReadOn, kDone, kChanged };
+
+Seen Compare(const LedgerEntry& e, const io::FileInfo& now, std::string* why) {
+  const auto size = static_cast<int64_t>(now.size);
+  if (size < e.size) {
+    *why = "shrank from " + std::to_string(e.size) + " to " + std::to_string(size) + " bytes";
+    return Seen::kChanged;
   }
-  if (late.empty() && static_cast<int64_t>(before.size()) > p.files_before) {
-    // More files sort before it than did: the ones written after the position was.
-    for (const std::string& f : before) {
-      auto info = fs.Stat(f);
-      if (info.ok() && info->modification_time_ms > at.timestamp_ms) late.push_back(f);
-    }
-    if (late.empty()) {
-      return Status::InvalidArgument(
-          std::to_string(before.size()) + " files sort before " + p.file + " now, " +
-          std::to_string(p.files_before) + " did when flow '" + flow +
-          "' read it; files must arrive in name order (as Kafka Connect's sinks name them), so "
-          "a file named before one already read would be skipped");
-    }
+  if (size == e.size && now.modification_time_ms != e.mtime_ms) {
+    *why = "was rewritten (still " + std::to_string(size) + " bytes, modified again)";
+    return Seen::kChanged;
   }
-  if (late.empty()) return Status::OK();
-  std::string more =
-      late.size() > 1 ? " (and " + std::to_string(late.size() - 1) + " more such files)" : "";
-  return Status::InvalidArgument(
-      late[0] + more + " sorts before " + p.file + ", which flow '" + flow +
-      "' has already read (up to byte " + std::to_string(p.offset) +
-      "); files must arrive in name order (as Kafka Connect's sinks name them), so a file named "
-      "before one already read would be skipped. Give it a name that sorts after " +
-      p.file + ", or apply it by naming the file alone");
+  if (size == e.size && e.done) return Seen::kDone;
+  return Seen::kReadOn;
 }
 
 }  // namespace
@@ -148,16 +131,21 @@ void AddSourceCounts(const std::vector<sources::SourceCount>& counts,
 }
 
 Result<RunFiles> ListRunFiles(const io::FileSystem& fs, const std::vector<FlowInput>& inputs,
-                              const std::string& unknown_format_advice) {
+                              const std::string& unknown_format_advice, bool named_file_streams) {
   RunFiles run;
   std::vector<std::pair<std::string, const FlowInput*>> found;
   run.stream = !inputs.empty();
   for (const FlowInput& input : inputs) {
-    CDCLAKE_ASSIGN_OR_RETURN(sources::InputListing listing,
-                             sources::DiscoverInputs(fs, input.pattern));
+    CDCLAKE_ASSIGN_OR_RETURN(std::string canonical, io::Canonical(fs, input.pattern));
+    CDCLAKE_ASSIGN_OR_RETURN(sources::InputListing listing, sources::DiscoverInputs(fs, canonical));
+    if (listing.named_file && !named_file_streams) {
+      // A file named alone is read whole each run, without a position: it keeps its spelling.
+      listing.files = {input.pattern};
+    }
     run.stream = run.stream && !listing.named_file;
     for (std::string& f : listing.files) found.emplace_back(std::move(f), &input);
     run.patterns.push_back(input.pattern);
+    run.source.push_back(std::move(canonical));
   }
   if (run.stream) {
     std::stable_sort(found.begin(), found.end(),
@@ -167,7 +155,8 @@ Result<RunFiles> ListRunFiles(const io::FileSystem& fs, const std::vector<FlowIn
                 found.end());
   }
   for (const auto& [path, input] : found) {
-    RunFile file{path};
+    RunFile file;
+    file.path = path;
     std::optional<sources::SourceFormat> by_name = sources::SourceFormatFromPath(path);
     if (input->format) {
       file.format = *input->format;
@@ -185,15 +174,26 @@ Result<RunFiles> ListRunFiles(const io::FileSystem& fs, const std::vector<FlowIn
   return run;
 }
 
-Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, const RunFiles& run,
-                                    const std::string& target, const std::string& quarantine_table,
-                                    const std::string& flow) {
+Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
+                                    const ResumeRequest& request) {
   ResumePoint point;
-  if (!run.stream) return point;
+  point.ledger = FileLedger(LedgerFolder(request.target, request.flow));
+  if (!run->stream || request.reset) return point;
+  const std::string& flow = request.flow;
+  const std::string table = request.table_name.empty() ? request.target : request.table_name;
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<RecordedPosition> at_target,
-                           FindFlowPosition(fs, target, flow, run.patterns));
+                           FindFlowPosition(fs, request.target, flow));
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<RecordedPosition> at_quarantine,
-                           FindFlowPosition(fs, quarantine_table, flow, run.patterns));
+                           FindFlowPosition(fs, request.quarantine_table, flow));
+  for (auto* at : {&at_target, &at_quarantine}) {
+    if (!*at) continue;
+    FlowPosition& p = (*at)->position;
+    CDCLAKE_RETURN_IF_ERROR(CheckSameSource(fs, p, run->source, flow, table));
+    if (p.source.empty()) {
+      // Recorded before sources were canonical: its files are spelled as its inputs were.
+      CDCLAKE_ASSIGN_OR_RETURN(p.file, io::Canonical(fs, p.file));
+    }
+  }
   std::optional<RecordedPosition> resume = at_target;
   if (at_quarantine) {
     const FlowPosition& q = at_quarantine->position;
@@ -201,34 +201,147 @@ Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, const RunFiles& ru
     point.quarantined_before = q_at;
     // A batch that only quarantined moved no target position, so the quarantine commit's is
     // the later one. One whose target commit was to follow and is not there was cut short:
-    // its rows are read again from the target's position (not quarantined twice).
-    auto r_at = [&] {
-      return change::SourcePosition{resume->position.file, 0, resume->position.offset};
-    };
-    if (!at_quarantine->target_commit && (!resume || apply::SortsBefore(r_at(), q_at))) {
-      resume = at_quarantine;
+    // its rows are read again from the target's position (not quarantined twice). Which is
+    // later is told by batch numbers (positions of older versions: by file order).
+    bool later = !resume;
+    if (resume && q.batch > 0) {
+      CDCLAKE_ASSIGN_OR_RETURN(int64_t batches, LastFlowBatch(fs, request.target, flow));
+      later = q.batch > batches;
+    } else if (resume) {
+      later = apply::SortsBefore(
+          change::SourcePosition{resume->position.file, 0, resume->position.offset}, q_at);
     }
+    if (!at_quarantine->target_commit && later) resume = at_quarantine;
   }
   if (!resume) return point;
-  CDCLAKE_RETURN_IF_ERROR(CheckArrivalOrder(fs, run.files, flow, *resume));
   const FlowPosition& p = resume->position;
-  while (point.first < run.files.size() && run.files[point.first].path < p.file) ++point.first;
-  if (point.first < run.files.size() && run.files[point.first].path == p.file) {
-    point.drop_before = p.offset;
-  }
   point.resumed_from = p;
+  std::vector<RunFile> keep;
+  if (p.ledger) {
+    CDCLAKE_ASSIGN_OR_RETURN(point.ledger,
+                             FileLedger::Load(fs, LedgerFolder(request.target, flow), *p.ledger));
+    for (RunFile& f : run->files) {
+      const LedgerEntry* e = point.ledger.Find(f.path);
+      if (e == nullptr) {
+        keep.push_back(std::move(f));  // new, whatever its name sorts as
+        continue;
+      }
+      auto now = fs.Stat(f.path);
+      if (!now.ok()) continue;  // gone since it was listed
+      std::string why;
+      switch (Compare(*e, *now, &why)) {
+        case Seen::kDone:
+          break;
+        case Seen::kChanged:
+          point.warnings.push_back(
+              "WARNING: " + f.path + " " + why + " after flow '" + flow + "' read " +
+              std::to_string(e->consumed) +
+              " bytes of it; it is not read again (a file already read must only grow). To "
+              "read it whole, give it a new name");
+          break;
+        case Seen::kReadOn:
+          f.drop_before = e->consumed;
+          f.unterminated_last = e->unterminated_last;
+          keep.push_back(std::move(f));
+          break;
+      }
+    }
+  } else {
+    // A position from before the ledger: files sorting before its file are done, its file is
+    // read on from its offset. They are entered in the ledger with the first batch.
+    for (RunFile& f : run->files) {
+      if (f.path > p.file) {
+        keep.push_back(std::move(f));
+        continue;
+      }
+      auto now = fs.Stat(f.path);
+      if (!now.ok()) continue;
+      LedgerEntry e;
+      e.size = static_cast<int64_t>(now->size);
+      e.mtime_ms = now->modification_time_ms;
+      if (f.path < p.file) {
+        e.consumed = e.size;
+        e.done = true;
+        point.seed[f.path] = e;
+        continue;
+      }
+      f.drop_before = p.offset;
+      keep.push_back(std::move(f));
+    }
+  }
+  run->files = std::move(keep);
   return point;
 }
 
-FlowPosition PositionAfter(const RunFiles& run, const ReadPoint& end) {
+FlowPosition PositionAfter(const RunFiles& run, const ReadPoint& end,
+                           const std::optional<LedgerRef>& ledger) {
   const auto at = static_cast<size_t>(end.file_index);
   FlowPosition position;
   position.inputs = run.patterns;
+  position.source = run.source;
   position.file = run.files[at].path;
   position.offset = end.byte_offset + 1;
-  position.files_before = end.file_index;
-  position.previous_file = at > 0 ? run.files[at - 1].path : "";
+  position.ledger = ledger;
   return position;
 }
 
+LedgerTracker::LedgerTracker(FileLedger ledger, std::unordered_map<std::string, LedgerEntry> seed)
+    : ledger_(std::move(ledger)), seed_(std::move(seed)) {}
+
+void LedgerTracker::Opened(int64_t index, const RunFile& file, const io::FileSystem& fs) {
+  Progress p;
+  auto info = fs.Stat(file.path);
+  if (info.ok()) {
+    p.size = static_cast<int64_t>(info->size);
+    p.mtime_ms = info->modification_time_ms;
+  }
+  p.read_to = file.drop_before;
+  open_[index] = p;
+}
+
+void LedgerTracker::Saw(int64_t index, const change::ChangeBatch& batch) {
+  auto it = open_.find(index);
+  if (it == open_.end()) return;
+  for (const change::SourcePosition& p : batch.positions) {
+    it->second.read_to = std::max(it->second.read_to, p.byte_offset + 1);
+  }
+  for (const change::RejectedRecord& r : batch.rejected) {
+    it->second.read_to = std::max(it->second.read_to, r.position.byte_offset + 1);
+  }
+}
+
+void LedgerTracker::Ended(int64_t index, const sources::ChangeSource& source) {
+  auto it = open_.find(index);
+  if (it == open_.end()) return;
+  it->second.ended = true;
+  it->second.unterminated_last = source.UnterminatedLast();
+  if (auto pending = source.Pending()) {
+    it->second.pending = true;
+    it->second.pending_at = pending->byte_offset;
+  }
+}
+
+Result<LedgerRef> LedgerTracker::Record(io::FileSystem& fs, const std::vector<RunFile>& files,
+                                        const ReadPoint& end, int64_t first_waiting) {
+  std::unordered_map<std::string, LedgerEntry> changed = std::move(seed_);
+  seed_.clear();
+  for (auto it = open_.begin(); it != open_.end() && it->first <= end.file_index;) {
+    const Progress& p = it->second;
+    const bool done = p.ended && (first_waiting < 0 || it->first < first_waiting);
+    LedgerEntry e;
+    e.size = p.size;
+    e.mtime_ms = p.mtime_ms;
+    e.done = done;
+    if (done) {
+      // A pending (not yet whole) last record is not consumed: it is read once complete.
+      e.consumed = p.pending ? p.pending_at : p.read_to;
+      e.unterminated_last = p.unterminated_last;
+    } else {
+      e.consumed = it->first == end.file_index ? end.byte_offset + 1 : p.read_to;
+    }
+    changed[files[static_cast<size_t>(it->first)].path] = e;
+    it = done ? open_.erase(it) : std::next(it);
+  }
+  return ledger_.Record(fs, changed);
+}
 }  // namespace cdclake::pipeline

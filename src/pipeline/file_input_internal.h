@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "apply/flow_definition.h"
@@ -17,6 +19,7 @@
 #include "delta/snapshot.h"
 #include "io/file_system.h"
 #include "pipeline/change_flow_runner.h"
+#include "pipeline/file_ledger.h"
 #include "pipeline/flow_position.h"
 #include "pipeline/pending_rows.h"
 #include "sources/change_source.h"
@@ -28,39 +31,102 @@ struct RunFile {
   std::string path;
   sources::SourceFormat format = sources::SourceFormat::kCsv;
   sources::FileFormat file_format = sources::FileFormat::kCsv;  // for SQL Server exports
+  /// Records starting before this byte offset were consumed by earlier runs (the ledger's).
+  int64_t drop_before = 0;
+  /// Its last consumed record ended it without a terminator (ChangeSourceOptions).
+  std::optional<sources::RecordSpan> unterminated_last;
 };
 
 /// The run's files and whether they form a stream (every input a folder or a glob), read in
 /// path order from a recorded position.
 struct RunFiles {
-  std::vector<RunFile> files;
-  std::vector<std::string> patterns;  // the inputs as given, recorded with positions
+  std::vector<RunFile> files;         // paths under the canonical inputs
+  std::vector<std::string> patterns;  // the inputs as given
+  std::vector<std::string> source;    // the same, canonical (io::FileSystem::Canonical)
   bool stream = false;
 };
 
-/// Discovers `inputs` (sources/input_discovery.h): for a stream every file once in path order,
+/// Discovers `inputs` (sources/input_discovery.h), each canonical first so that the files' paths
+/// (and the positions in them) are the same however the input is spelled: for a stream every
+/// file once in path order,
 /// else the files in the order given. kInvalidArgument ending with `unknown_format_advice` for
 /// a file whose format its input does not give and its extension does not tell.
+/// A file named alone keeps the spelling given unless `named_file_streams` (read_files: one file
+/// is a stream too, with a position).
 Result<RunFiles> ListRunFiles(const io::FileSystem& fs, const std::vector<FlowInput>& inputs,
-                              const std::string& unknown_format_advice);
+                              const std::string& unknown_format_advice,
+                              bool named_file_streams = false);
 
-/// Where a run over `run` starts.
+/// Where a run starts: the files left to read (RunFile::drop_before says from where) and what
+/// it knows of the files read before.
 struct ResumePoint {
-  size_t first = 0;         // the first file of run.files to read
-  int64_t drop_before = 0;  // in that file, records starting before this offset are done
   std::optional<change::SourcePosition> quarantined_before;  // see apply::CommitExtras
   std::optional<FlowPosition> resumed_from;                  // when an earlier run recorded one
+  FileLedger ledger;                                         // the files earlier runs read
+  /// Entries to add to the ledger with the first batch (from a position older than the ledger).
+  std::unordered_map<std::string, LedgerEntry> seed;
+  /// Lines for the run's output: files that shrank or were rewritten after being read.
+  std::vector<std::string> warnings;
 };
 
-/// The point after `flow`'s last recorded position in `target` (or in `quarantine_table`, when a
-/// batch there only quarantined), for a stream; the start otherwise. kInvalidArgument when a file
-/// that sorts before the position's arrived after it was recorded.
-Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, const RunFiles& run,
-                                    const std::string& target, const std::string& quarantine_table,
-                                    const std::string& flow);
+/// Which flow resumes where, and what to call its table in messages.
+struct ResumeRequest {
+  std::string target;            // the table folder
+  std::string quarantine_table;  // its quarantine table's folder
+  std::string flow;
+  std::string table_name;  // for messages ("shop.bronze"); the folder when empty
+  bool reset = false;      // --reset-position: start from nothing, whatever is recorded
+};
 
-/// The position just past read point `end` of `run`.
-FlowPosition PositionAfter(const RunFiles& run, const ReadPoint& end);
+/// Where a stream resumes after the flow's last recorded position in its target (or in the
+/// quarantine table, when a batch there only quarantined), as Auto Loader does: `run`'s files
+/// are narrowed to those to read — new ones (in the ledger or not, whatever their names sort
+/// as), and ones that grew or were left part-read (from where they were left). Files read
+/// whole and unchanged are dropped; files that shrank or were rewritten under what was read
+/// are dropped with a warning. The start when there is no position, or when resetting; the
+/// files as given when `run` is not a stream. kInvalidArgument when the position is over
+/// another source (CheckSameSource).
+Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
+                                    const ResumeRequest& request);
+
+/// The position just past read point `end` of `run`, naming the ledger after it.
+FlowPosition PositionAfter(const RunFiles& run, const ReadPoint& end,
+                           const std::optional<LedgerRef>& ledger);
+
+/// What a run has read of each file it opened, turned into ledger entries as batches end.
+/// Indexes are into the run's (narrowed) file list.
+class LedgerTracker {
+ public:
+  LedgerTracker(FileLedger ledger, std::unordered_map<std::string, LedgerEntry> seed);
+
+  /// `file` was opened (its size and modification time are taken now).
+  void Opened(int64_t index, const RunFile& file, const io::FileSystem& fs);
+  /// A batch of the file was read (it may not be in a committed batch yet).
+  void Saw(int64_t index, const change::ChangeBatch& batch);
+  /// The file's source reached its end (Pending, UnterminatedLast).
+  void Ended(int64_t index, const sources::ChangeSource& source);
+
+  /// Records the ledger after a batch ending at `end`: files before it and the file of `end`
+  /// when it ended and none of its rows wait for a later batch (`first_waiting`: the file index
+  /// of the first row left over, -1 when none) are done; the file of `end` otherwise consumed
+  /// up to it. Returns the ledger's ref for the batch's position.
+  Result<LedgerRef> Record(io::FileSystem& fs, const std::vector<RunFile>& files,
+                           const ReadPoint& end, int64_t first_waiting);
+
+ private:
+  struct Progress {
+    int64_t size = 0;
+    int64_t mtime_ms = 0;
+    int64_t read_to = 0;  // one past the start of the last record seen
+    bool ended = false;
+    bool pending = false;
+    int64_t pending_at = 0;
+    std::optional<sources::RecordSpan> unterminated_last;
+  };
+  FileLedger ledger_;
+  std::unordered_map<std::string, LedgerEntry> seed_;
+  std::map<int64_t, Progress> open_;  // opened and not yet recorded done
+};
 
 /// An opened file, with the batches read ahead to check a flow against (for sources whose
 /// columns only their batches tell), and where its new input starts.

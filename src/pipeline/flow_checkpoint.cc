@@ -1,9 +1,11 @@
-// Flow commits found by reading a table's commits backwards; batch numbers from its txns.
+// Flow positions from a snapshot's domains (or, for older tables, its commits read backwards);
+// batch numbers from its txns.
 #include "pipeline/flow_checkpoint.h"
 
 #include <variant>
 #include <vector>
 
+#include "apply/flow_domain.h"
 #include "delta/actions.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
@@ -11,12 +13,32 @@
 
 namespace cdclake::pipeline {
 
-Result<std::optional<FlowCommit>> FindFlowCommit(const io::FileSystem& fs,
+namespace {
+
+// The flow's domain in `snapshot`, when it has one.
+Result<std::optional<FlowCommit>> FromDomain(const delta::Snapshot& snapshot,
+                                             const std::string& flow) {
+  auto found = snapshot.domains().find(apply::FlowDomainName(flow));
+  if (found == snapshot.domains().end()) return std::optional<FlowCommit>();
+  auto parsed = json::Parse(found->second.configuration);
+  if (!parsed.ok() || !parsed->is_object()) {
+    return Status::Corrupt(snapshot.table_root() + ": version " +
+                           std::to_string(snapshot.version()) + " has a domain '" + found->first +
+                           "' that is not a JSON object");
+  }
+  FlowCommit commit;
+  commit.version = snapshot.version();
+  commit.timestamp_ms = snapshot.timestamp_ms();
+  if (parsed->contains("position")) commit.position = (*parsed)["position"];
+  auto target = parsed->find("targetCommit");
+  commit.target_commit = target == parsed->end() || *target != "false";
+  return std::optional<FlowCommit>(std::move(commit));
+}
+
+// The newest commit left in the log whose commitInfo names `flow`.
+Result<std::optional<FlowCommit>> FromCommitInfo(const io::FileSystem& fs,
                                                  const std::string& table_root,
-                                                 const std::string& flow,
-                                                 const PositionFilter& accept) {
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, table_root));
-  if (!exists) return std::optional<FlowCommit>();
+                                                 const std::string& flow) {
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::LogFile> commits, delta::ListCommits(fs, table_root));
   for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
     auto content = fs.ReadFile(delta::CommitPath(table_root, it->version));
@@ -47,20 +69,25 @@ Result<std::optional<FlowCommit>> FindFlowCommit(const io::FileSystem& fs,
         }
         commit.position = std::move(*parsed);
       }
-      if (accept) {
-        auto taken = accept(commit.position);
-        if (!taken.ok()) {
-          return taken.status().WithContext(table_root + " version " + std::to_string(it->version) +
-                                            ": " + kPositionParameter);
-        }
-        if (!*taken) continue;
-      }
       auto target = params.find(kTargetCommitParameter);
       commit.target_commit = target == params.end() || *target != "false";
       return std::optional<FlowCommit>(std::move(commit));
     }
   }
   return std::optional<FlowCommit>();
+}
+
+}  // namespace
+
+Result<std::optional<FlowCommit>> FindFlowCommit(const io::FileSystem& fs,
+                                                 const std::string& table_root,
+                                                 const std::string& flow) {
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, table_root));
+  if (!exists) return std::optional<FlowCommit>();
+  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table_root));
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> domain, FromDomain(*snapshot, flow));
+  if (domain) return domain;
+  return FromCommitInfo(fs, table_root, flow);
 }
 
 Result<int64_t> LastFlowBatch(const io::FileSystem& fs, const std::string& table_root,

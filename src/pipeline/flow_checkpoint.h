@@ -1,10 +1,9 @@
-// FlowCommit lookup: the newest commit of a table that records a flow's input position in its
-// commitInfo (kFlowParameter, kPositionParameter), with the position as raw JSON, whatever kind
-// of input it describes (files, a table's versions).
+// FlowCommit lookup: a flow's latest input position as a table records it — the flow's
+// domainMetadata (apply/flow_domain.h), or for tables written before that, the newest commit
+// whose commitInfo names it — as raw JSON, whatever kind of input it describes.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -21,16 +20,14 @@ struct FlowCommit {
   bool target_commit = true;  // quarantine commits: "cdclake.targetCommit" was not "false"
 };
 
-/// Whether a recorded position is the one looked for (e.g. a position over the same inputs).
-using PositionFilter = std::function<Result<bool>(const json::Json& position)>;
-
-/// Reads commits of the table at `table_root` backwards from the latest until one whose
-/// commitInfo names `flow` (and whose position `accept` takes, when given); nullopt when there
-/// is no table or no commit left in the log names it. kCorrupt for a position that is not JSON.
+/// `flow`'s position in the table at `table_root`: its domain "cdclake.flow.<flow>" in the
+/// latest snapshot (checkpoint plus the commits after it; `version` is then the snapshot's),
+/// else — a table last written by this flow before positions were domains — the newest commit
+/// left in the log whose commitInfo names `flow`. nullopt when there is no table or neither
+/// names the flow. kCorrupt for a position that is not JSON.
 Result<std::optional<FlowCommit>> FindFlowCommit(const io::FileSystem& fs,
                                                  const std::string& table_root,
-                                                 const std::string& flow,
-                                                 const PositionFilter& accept = nullptr);
+                                                 const std::string& flow);
 
 /// The number of the flow's last batch committed to the table: its `txn` version (0: none).
 Result<int64_t> LastFlowBatch(const io::FileSystem& fs, const std::string& table_root,

@@ -140,6 +140,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   // The next batch is read (decoded) while this one is applied: the second core's work.
   source = ReadingAhead(std::move(source));
   outcome->input_from = source->StartText();
+  outcome->notices = source->Notices();
   outcome->input_to = outcome->input_from;
   std::unique_ptr<apply::Applier> applier;
   AppendTableSpec spec{flow.table_properties, flow.partition_columns, flow.declared_schema};
@@ -166,6 +167,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     }
     json::Json position = input->end;
     if (last) position["last_row"] = PositionJson(*last);
+    position["batch"] = batch_no + 1;
     json::Json params = json::Json::object();
     params[kFlowParameter] = flow.name;
     params[kPositionParameter] = json::Dump(position);
@@ -285,7 +287,7 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
     json::Json position;
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit,
                              FindFlowCommit(fs, flow.target_folder, flow.name));
-    if (commit) position = commit->position;
+    if (commit && !execution.reset_position) position = commit->position;
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
                              OpenTableSource(fs, flow.source.table, flow.source.table_folder,
                                              position, execution.batch_rows));
@@ -297,7 +299,9 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
   const bool cdc = flow.kind == FlowPlan::Kind::kAutoCdc;
   CDCLAKE_ASSIGN_OR_RETURN(
       std::unique_ptr<BatchSource> source,
-      OpenFileSource(fs, flow.source, flow.target_folder, QuarantineFolder(flow), flow.name,
+      OpenFileSource(fs, flow.source,
+                     FileSourceTarget{flow.target_folder, QuarantineFolder(flow), flow.name,
+                                      flow.target, execution.reset_position},
                      cdc ? &flow.flow : nullptr, execution.batch_rows));
   std::optional<change::SourcePosition> quarantined_before = source->QuarantinedBefore();
   return RunStreamFlow(fs, flow, execution, std::move(source), quarantined_before,

@@ -41,6 +41,9 @@ struct FlowExecution {
   /// Refreshing in full: the flow starts from the beginning of its source (the caller has
   /// emptied the target).
   bool full_refresh = false;
+  /// --reset-position: the flow reads its source from the start, whatever position its target
+  /// records; the next commit records the new one.
+  bool reset_position = false;
 };
 
 struct FlowOutcome {
@@ -53,6 +56,8 @@ struct FlowOutcome {
   std::string input_from;
   std::string input_to;
   bool skipped = false;  // AUTO CDC ONCE after its first run
+  /// Lines for the run's output about where reading started (BatchSource::Notices).
+  std::vector<std::string> notices;
 };
 
 /// Runs `flow` once. `outcome` holds what was done, also when an error stops it.

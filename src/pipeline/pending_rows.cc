@@ -69,6 +69,15 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
   return Status::OK();
 }
 
+int64_t PendingRows::first_file_index() const {
+  int64_t first = -1;
+  if (!points_.empty()) first = points_.front().file_index;
+  if (!rejected_points_.empty() && (first < 0 || rejected_points_.front().file_index < first)) {
+    first = rejected_points_.front().file_index;
+  }
+  return first;
+}
+
 change::ChangeBatch PendingRows::Take(int64_t n) {
   if (n <= 0 || n > rows_) n = rows_;
   const auto un = static_cast<size_t>(n);

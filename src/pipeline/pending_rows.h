@@ -41,6 +41,9 @@ class PendingRows {
   /// read before the first row left behind (all of them when no row is left).
   change::ChangeBatch Take(int64_t n);
 
+  /// The run's index of the file of the first row or rejected record still held; -1 when none.
+  int64_t first_file_index() const;
+
   /// The read point of the last row or record the latest Take returned (file_index -1 before
   /// any, or when it returned nothing).
   const ReadPoint& last_taken() const { return last_taken_; }

@@ -115,6 +115,21 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
     refreshed.push_back(table);
   }
 
+  std::vector<std::string> reset = options.reset_positions;
+  for (const std::string& name : reset) {
+    bool known = false;
+    for (const FlowPlan& f : plan.flows) known = known || f.name == name;
+    if (known) continue;
+    std::string names;
+    for (const FlowPlan& f : plan.flows) names += (names.empty() ? "" : ", ") + f.name;
+    Status unknown = Status::InvalidArgument("--reset-position " + name +
+                                             ": the pipeline has no flow of that name (its "
+                                             "flows: " +
+                                             names + ")");
+    for (FlowSummary& f : summary.flows) f.status = unknown;
+    return summary;
+  }
+
   const std::string event_log = EventLogFolder(warehouse.root());
   while (true) {
     ++summary.passes;
@@ -142,6 +157,7 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       execution.clock_ms = options.clock_ms;
       execution.persistent_index = options.persistent_index;
       execution.full_refresh = Contains(refreshed, flow.target);
+      execution.reset_position = Contains(reset, flow.name);
       execution.on_batch = [&](const FlowBatchReport& r) {
         entries.push_back(EntryOf(r, options.run_id, now_ms()));
         if (options.on_batch) options.on_batch(r);
@@ -157,6 +173,7 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       total.versions.insert(total.versions.end(), outcome.versions.begin(), outcome.versions.end());
       total.source_counts = outcome.source_counts;
       total.pending = outcome.pending;
+      total.notices.insert(total.notices.end(), outcome.notices.begin(), outcome.notices.end());
       if (total.input_from.empty()) total.input_from = outcome.input_from;
       total.input_to = outcome.input_to;
       if (status.ok() && summary.passes == 1 && outcome.files == 0) {
@@ -191,6 +208,7 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       }
     }
     refreshed.clear();  // a refresh happens once, before the first pass
+    reset.clear();      // and so does a reset
     if (!options.continuous || stop()) break;
     if (options.max_passes > 0 && summary.passes >= options.max_passes) break;
     if (!found_any) {

@@ -24,6 +24,10 @@ struct PipelineRunOptions {
   /// `full_refresh_all`, every table not fed straight from files.
   std::vector<std::string> full_refresh;
   bool full_refresh_all = false;
+  /// Flows (by name) whose recorded positions are forgotten: their first batch of this run
+  /// reads their source from its start (the tables keep their rows). An unknown name fails
+  /// every flow.
+  std::vector<std::string> reset_positions;
   int64_t batch_rows = 100'000;
   std::function<int64_t()> clock_ms;  // processing time (default: the wall clock)
   bool persistent_index = true;

@@ -19,6 +19,9 @@ class ReadAheadSource : public BatchSource {
   std::optional<change::SourcePosition> QuarantinedBefore() const override {
     return ahead_.Paused([this] { return inner_->QuarantinedBefore(); });
   }
+  std::vector<std::string> Notices() const override {
+    return ahead_.Paused([this] { return inner_->Notices(); });
+  }
   std::vector<sources::SourceCount> Counts() const override {
     return ahead_.Paused([this] { return inner_->Counts(); });
   }

@@ -12,12 +12,16 @@ namespace {
 
 class TableBatchSource : public BatchSource {
  public:
-  TableBatchSource(std::string table, std::unique_ptr<TableStream> stream, int64_t after,
-                   int64_t batch_rows)
+  TableBatchSource(std::string table, std::string table_id, std::unique_ptr<TableStream> stream,
+                   int64_t after, int64_t batch_rows, std::vector<std::string> notices)
       : table_(std::move(table)),
+        table_id_(std::move(table_id)),
         stream_(std::move(stream)),
         after_(after),
-        batch_rows_(std::max<int64_t>(batch_rows, 1)) {}
+        batch_rows_(std::max<int64_t>(batch_rows, 1)),
+        notices_(std::move(notices)) {}
+
+  std::vector<std::string> Notices() const override { return notices_; }
 
   std::string StartText() const override {
     return after_ < 0 ? table_ + "@start" : table_ + "@v" + std::to_string(after_);
@@ -47,6 +51,7 @@ class TableBatchSource : public BatchSource {
     out.end = json::Json::object();
     out.end["table"] = table_;
     out.end["version"] = last;
+    out.end["tableId"] = table_id_;
     out.end_text = table_ + "@v" + std::to_string(last);
     out.written_ms = written_ms;
     return std::optional<InputBatch>(std::move(out));
@@ -54,9 +59,11 @@ class TableBatchSource : public BatchSource {
 
  private:
   std::string table_;
+  std::string table_id_;                 // the upstream's metaData.id
   std::unique_ptr<TableStream> stream_;  // nullptr: the table does not exist yet
   int64_t after_;
   int64_t batch_rows_;
+  std::vector<std::string> notices_;
 };
 
 }  // namespace
@@ -78,11 +85,30 @@ Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
   }
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, folder));
   std::unique_ptr<TableStream> stream;
+  std::string table_id;
+  std::vector<std::string> notices;
   if (exists) {
+    // Lineage: a position names the upstream by its table id and version. A refreshed upstream
+    // (a new id, or a log that restarted below the recorded version) is read again from its
+    // start; the sequence guards make the rows read twice harmless.
+    CDCLAKE_ASSIGN_OR_RETURN(auto upstream, delta::Snapshot::Load(fs, folder));
+    table_id = upstream->metadata().id;
+    if (after >= 0 && position.contains("tableId") && position["tableId"].is_string() &&
+        position["tableId"].get<std::string>() != table_id) {
+      notices.push_back(table + " was refreshed (its table id is now " + table_id + ", was " +
+                        position["tableId"].get<std::string>() +
+                        "): reading it again from the start");
+      after = -1;
+    } else if (after > upstream->version()) {
+      notices.push_back(table + " is at version " + std::to_string(upstream->version()) +
+                        ", below the version " + std::to_string(after) +
+                        " already read (it was refreshed): reading it again from the start");
+      after = -1;
+    }
     CDCLAKE_ASSIGN_OR_RETURN(stream, TableStream::Open(fs, folder, after));
   }
-  return std::unique_ptr<BatchSource>(
-      std::make_unique<TableBatchSource>(table, std::move(stream), after, batch_rows));
+  return std::unique_ptr<BatchSource>(std::make_unique<TableBatchSource>(
+      table, std::move(table_id), std::move(stream), after, batch_rows, std::move(notices)));
 }
 
 }  // namespace cdclake::pipeline

@@ -166,7 +166,9 @@ TEST_F(TableBatchSourceTest, ResumesAfterARecordedPosition) {
   auto batch = first->Next();
   ASSERT_TRUE(batch.ok() && batch->has_value());
   json::Json recorded = (*batch)->end;
-  EXPECT_EQ(recorded, (json::Json{{"table", kTable}, {"version", 2}}));
+  EXPECT_EQ(recorded["table"], kTable);
+  EXPECT_EQ(recorded["version"], 2);
+  EXPECT_TRUE(recorded["tableId"].is_string());  // lineage: which table, not only its name
 
   auto source = Open(recorded, 100);
   ASSERT_NE(source, nullptr);

@@ -1,0 +1,85 @@
+// FileLedger: entries survive a write and a load, later deltas win, compaction keeps every
+// entry, files no ref names are ignored, and odd path bytes round-trip.
+#include "pipeline/file_ledger.h"
+
+#include <gtest/gtest.h>
+
+#include "io/memory_file_system.h"
+
+namespace cdclake::pipeline {
+namespace {
+
+LedgerEntry Entry(int64_t size, bool done = true) {
+  LedgerEntry e;
+  e.size = size;
+  e.mtime_ms = 1000 + size;
+  e.consumed = size;
+  e.done = done;
+  return e;
+}
+
+TEST(FileLedgerTest, RecordsLoadBackAndLaterDeltasWin) {
+  io::MemoryFileSystem fs;
+  const std::string dir = LedgerFolder("t", "f");
+  EXPECT_EQ(dir, "t/_cdclake/ledger/f");
+  FileLedger ledger(dir);
+  auto first = ledger.Record(fs, {{"/land/a.csv", Entry(10)}, {"/land/b\tc%\n.csv", Entry(5)}});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->files.size(), 1u);  // the first write is a base
+  LedgerEntry grown = Entry(20);
+  grown.unterminated_last = sources::RecordSpan{15, 20};
+  auto second = ledger.Record(fs, {{"/land/a.csv", grown}});
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->files.size(), 2u);  // then small deltas
+
+  auto loaded = FileLedger::Load(fs, dir, *second);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->size(), 2u);
+  ASSERT_NE(loaded->Find("/land/a.csv"), nullptr);
+  EXPECT_EQ(*loaded->Find("/land/a.csv"), grown);
+  ASSERT_NE(loaded->Find("/land/b\tc%\n.csv"), nullptr);
+  EXPECT_EQ(*loaded->Find("/land/b\tc%\n.csv"), Entry(5));
+  EXPECT_EQ(loaded->Find("/land/x.csv"), nullptr);
+
+  // The older ref still reads as it did: nothing was rewritten.
+  auto old = FileLedger::Load(fs, dir, *first);
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(*old->Find("/land/a.csv"), Entry(10));
+  // A ref round-trips through JSON.
+  auto ref = LedgerRef::FromJson(second->ToJson());
+  ASSERT_TRUE(ref.ok());
+  EXPECT_EQ(ref->files, second->files);
+}
+
+TEST(FileLedgerTest, CompactsIntoANewBaseNowAndThen) {
+  io::MemoryFileSystem fs;
+  FileLedger ledger("l");
+  LedgerRef ref;
+  size_t most = 0;
+  for (int i = 0; i < 100; ++i) {
+    auto r = ledger.Record(fs, {{"/f" + std::to_string(i), Entry(i)}});
+    ASSERT_TRUE(r.ok());
+    ref = *r;
+    most = std::max(most, ref.files.size());
+  }
+  EXPECT_LE(most, 18u);  // a base and at most 17 deltas
+  auto loaded = FileLedger::Load(fs, "l", ref);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->size(), 100u);
+  for (int i = 0; i < 100; ++i) ASSERT_NE(loaded->Find("/f" + std::to_string(i)), nullptr);
+}
+
+TEST(FileLedgerTest, AMissingFileItNamesIsAnErrorThatSaysWhatToDo) {
+  io::MemoryFileSystem fs;
+  FileLedger ledger("l");
+  auto ref = ledger.Record(fs, {{"/a", Entry(1)}});
+  ASSERT_TRUE(ref.ok());
+  ASSERT_TRUE(fs.Delete("l/" + ref->files[0]).ok());
+  auto loaded = FileLedger::Load(fs, "l", *ref);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("file ledger"), std::string::npos)
+      << loaded.status().ToString();
+}
+
+}  // namespace
+}  // namespace cdclake::pipeline
