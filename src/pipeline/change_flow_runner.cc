@@ -73,7 +73,9 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   const std::string app_id = FlowAppId(flow.name);
   int64_t txn_version = target ? target->TxnVersion(app_id).value_or(0) : 0;
   auto resumed = FindResumePoint(
-      fs, &run, ResumeRequest{flow.target, qtable, flow.name, flow.target, options.reset_position});
+      fs, &run,
+      ResumeRequest{flow.target, qtable, flow.name, flow.target, options.reset_position,
+                    /*rereading_is_harmless=*/true});
   if (!resumed.ok()) {
     summary->usage_error = resumed.status().code() == StatusCode::kInvalidArgument;
     return resumed.status();

@@ -146,10 +146,12 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
                                         /*named_file_streams=*/true));
   // read_files naming one file is still a stream: it is read once, and appended lines later.
   run.stream = true;
-  CDCLAKE_ASSIGN_OR_RETURN(ResumePoint resume,
-                           FindResumePoint(fs, &run,
-                                           ResumeRequest{target.folder, target.quarantine_table,
-                                                         target.flow, target.table, target.reset}));
+  CDCLAKE_ASSIGN_OR_RETURN(
+      ResumePoint resume,
+      FindResumePoint(fs, &run,
+                      ResumeRequest{target.folder, target.quarantine_table, target.flow,
+                                    target.table, target.reset,
+                                    /*rereading_is_harmless=*/cdc_flow != nullptr}));
   std::shared_ptr<const delta::Snapshot> snapshot;
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, target.folder));
   if (exists) {

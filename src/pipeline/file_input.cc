@@ -218,8 +218,21 @@ Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
   point.resumed_from = p;
   std::vector<RunFile> keep;
   if (p.ledger) {
-    CDCLAKE_ASSIGN_OR_RETURN(point.ledger,
-                             FileLedger::Load(fs, LedgerFolder(request.target, flow), *p.ledger));
+    auto loaded = FileLedger::Load(fs, LedgerFolder(request.target, flow), *p.ledger);
+    if (!loaded.ok() && loaded.status().code() == StatusCode::kNotFound &&
+        request.rereading_is_harmless) {
+      // `_cdclake/` lost (or its ledger): every file is new again. An AUTO CDC target discards
+      // what it applied already, so the table comes out the same; the run says so.
+      point.warnings.push_back(
+          "WARNING: flow '" + flow + "': its file ledger (" + LedgerFolder(request.target, flow) +
+          ") is missing; every file of its source is read again (events " + table +
+          " has applied already are discarded: its rows do not "
+          "change)");
+      point.ledger = FileLedger(LedgerFolder(request.target, flow));
+      return point;
+    }
+    CDCLAKE_RETURN_IF_ERROR(loaded.status());
+    point.ledger = std::move(loaded).value();
     for (RunFile& f : run->files) {
       const LedgerEntry* e = point.ledger.Find(f.path);
       if (e == nullptr) {

@@ -76,6 +76,9 @@ struct ResumeRequest {
   std::string flow;
   std::string table_name;  // for messages ("shop.bronze"); the folder when empty
   bool reset = false;      // --reset-position: start from nothing, whatever is recorded
+  /// The target ignores input it applied already (an AUTO CDC flow's sequence guards): a lost
+  /// ledger then means reading every file again, with a warning, instead of an error.
+  bool rereading_is_harmless = false;
 };
 
 /// Where a stream resumes after the flow's last recorded position in its target (or in the
