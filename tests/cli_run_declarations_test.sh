@@ -3,7 +3,7 @@
 # schema for bronze and AUTO CDC targets (casts, NOT NULL and uncastable values quarantined with
 # the reason, missing columns NULL, undeclared columns left out with one warning, declared
 # __START_AT/__END_AT types), changed TBLPROPERTIES reach an existing table on the next run
-# (the tombstone GC threshold raised), and PARTITIONED BY on an AUTO CDC target is refused.
+# (the tombstone GC threshold raised), and a change of column mapping is refused.
 set -euo pipefail
 bin=$1
 work=$(mktemp -d)

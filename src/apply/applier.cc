@@ -38,7 +38,6 @@
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 #include "delta/type_widening.h"
-#include "parquet/reader/file_reader.h"
 
 namespace cdclake::apply {
 namespace {
@@ -50,6 +49,12 @@ constexpr int64_t kDefaultTombstoneSeconds = 172800;
 constexpr int64_t kDefaultOptimizeInterval = 10;
 // Recently used key states kept decoded-ready in memory (in front of RocksDB).
 constexpr int64_t kStateCacheBytes = 64 << 20;
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 std::string StateKey(std::string_view key) {
   std::string out(1, kKeyPrefix);
@@ -237,6 +242,8 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
     }
     delta::TableSpec spec;
     spec.schema = TargetSchema(flow_, source);
+    CDCLAKE_RETURN_IF_ERROR(CheckPartitionColumns(flow_, spec.schema));
+    spec.partition_columns = flow_.partition_columns;
     spec.properties = flow_.table_properties;
     spec.properties[kKeysProperty] = KeysPropertyValue(flow_.keys);
     spec.properties[kSequenceTypeProperty] = SequenceType(flow_, source)->ToString();
@@ -248,6 +255,16 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
         index_->Write({{{kIndexVersionKey, std::to_string(snapshot_->version())}}, {}}));
   }
   const data::Schema& target = snapshot_->schema();
+  const auto& partitioned = snapshot_->metadata().partition_columns;
+  if (!flow_.partition_columns.empty() && flow_.partition_columns != partitioned) {
+    return Status::InvalidArgument(
+        flow_.target + ": the flow says PARTITIONED BY (" + JoinNames(flow_.partition_columns) +
+        ") but the table is " +
+        (partitioned.empty() ? std::string("not partitioned")
+                             : "partitioned by (" + JoinNames(partitioned) + ")") +
+        "; Delta cannot change a table's partitioning: do a full refresh of the table, or "
+        "declare the partitioning it has");
+  }
   std::string stored = snapshot_->Property(kSequenceTypeProperty);
   std::string now_type = SequenceType(flow_, source)->ToString();
   if (!stored.empty() && stored != now_type && !SameIntegerEncoding(stored, now_type)) {
@@ -399,11 +416,11 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
     const uint32_t removed_id = files_.IdOf(removed_path, batch);
     const uint32_t added_id = files_.IdOf(add->path, batch);
     std::sort(gone.begin(), gone.end());
-    CDCLAKE_ASSIGN_OR_RETURN(std::string path, delta::ResolvePath(flow_.target, add->path));
-    CDCLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(fs_, path));
-    parquet::ReadOptions read;
+    // Through the table scan: a key that is a partition column is not in the file.
+    delta::ScanOptions read;
     read.columns = flow_.keys;
-    CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch keys, reader->ReadAll(read));
+    CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch keys,
+                             delta::ReadDataFile(fs_, *snapshot_, *add, read));
     size_t skip = 0;
     int64_t old_row = 0;
     for (int64_t r = 0; r < keys.num_rows(); ++r, ++old_row) {
@@ -797,11 +814,16 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   std::vector<delta::Action> actions;
   CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch appended, target_rows.AppendedBatch());
   if (appended.num_rows() > 0) {
+    // One file per partition the new rows fall in.
+    std::vector<delta::RowPlacement> placement;
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Add> adds,
-                             delta::WriteDataFiles(fs_, *snapshot_, appended));
-    if (adds.size() != 1) return Status::Internal("expected one data file for the new rows");
-    target_rows.SetAppendedFile(files_.IdOf(adds[0].path, &index_batch));
-    actions.emplace_back(std::move(adds[0]));
+                             delta::WriteDataFiles(fs_, *snapshot_, appended, {}, &placement));
+    std::vector<uint32_t> file_ids;
+    for (delta::Add& add : adds) {
+      file_ids.push_back(files_.IdOf(add.path, &index_batch));
+      actions.emplace_back(std::move(add));
+    }
+    target_rows.SetAppendedFiles(file_ids, placement);
   }
   std::vector<std::unique_ptr<KeyWork>> moved;
   trace.Mark("diff+write");

@@ -248,4 +248,33 @@ Schema TargetSchema(const FlowDefinition& flow, const Schema& source) {
   return Schema(std::move(fields));
 }
 
+Status CheckPartitionColumns(const FlowDefinition& flow, const Schema& target) {
+  std::set<std::string> seen;
+  for (const std::string& name : flow.partition_columns) {
+    if (!seen.insert(name).second) {
+      return Status::InvalidArgument("PARTITIONED BY names column '" + name + "' twice");
+    }
+    int i = target.FieldIndex(name);
+    if (i < 0) {
+      std::string hint;
+      if (auto close = ClosestColumn(name, target)) hint = "did you mean '" + *close + "'? ";
+      return Status::InvalidArgument("PARTITIONED BY names column '" + name +
+                                     "', which the target does not have (" + hint +
+                                     "target columns: " + SourceColumns(target) + ")");
+    }
+    const data::TypeId id = target.field(i).type->id();
+    if (id == data::TypeId::kStruct || id == data::TypeId::kList || id == data::TypeId::kMap) {
+      return Status::InvalidArgument("PARTITIONED BY column '" + name + "' is " +
+                                     target.field(i).type->ToString() +
+                                     "; Delta partitions only by columns of primitive types");
+    }
+  }
+  if (!flow.partition_columns.empty() && seen.size() == target.num_fields()) {
+    return Status::InvalidArgument(
+        "PARTITIONED BY names every column of the target; Delta needs at least one column that "
+        "is not a partition column");
+  }
+  return Status::OK();
+}
+
 }  // namespace cdclake::apply

@@ -52,6 +52,9 @@ struct FlowDefinition {
   /// The target's declared column list (CREATE STREAMING TABLE t (id INT NOT NULL, ...)):
   /// when set it is the target's schema; source values are cast to it (declared_columns.h).
   std::optional<data::Schema> declared_schema;
+  /// PARTITIONED BY: the target's partition columns when it is created (columns of the target;
+  /// an existing table keeps its own, and a different list is an error).
+  std::vector<std::string> partition_columns;
 };
 
 /// The checks of ValidateFlow that need no source columns (planning runs them): KEYS and
@@ -87,5 +90,9 @@ data::TypePtr SequenceType(const FlowDefinition& flow, const data::Schema& sourc
 /// kInvalidArgument when a declared `__START_AT` or `__END_AT` cannot hold the sequence (same
 /// type, or an integer at least as wide, is needed). OK without a declaration or for SCD1.
 Status CheckDeclaredHistoryBounds(const FlowDefinition& flow, const data::Schema& source_schema);
+
+/// kInvalidArgument naming the column when PARTITIONED BY names a column twice, a column the
+/// target (its schema from TargetSchema) lacks, a nested column, or every column.
+Status CheckPartitionColumns(const FlowDefinition& flow, const data::Schema& target);
 
 }  // namespace cdclake::apply

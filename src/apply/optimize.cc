@@ -14,9 +14,7 @@
 #include "delta/table_scan.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
-#include "delta/type_widening.h"
 #include "json/json.h"
-#include "parquet/reader/file_reader.h"
 
 namespace cdclake::apply {
 namespace {
@@ -57,9 +55,6 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
                                      KeyIndex& index, const OptimizeOptions& options) {
   OptimizeResult result;
   const std::string& root = snapshot->table_root();
-  if (!snapshot->metadata().partition_columns.empty()) {
-    return Status::NotSupported(root + ": optimize of partitioned tables is not supported");
-  }
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<std::string> keys, TableKeys(*snapshot));
   const data::Schema& schema = snapshot->schema();
   std::vector<int> key_fields;
@@ -69,8 +64,9 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
     key_fields.push_back(i);
   }
 
-  // Which files to rewrite.
-  std::vector<Candidate> heavy, small;
+  // Which files to rewrite, partition by partition (files of two partitions never merge).
+  std::map<delta::PartitionValues, std::pair<std::vector<Candidate>, std::vector<Candidate>>>
+      by_partition;  // heavy, small
   for (const delta::Add& add : snapshot->files()) {
     if (!add.stats) continue;
     CDCLAKE_ASSIGN_OR_RETURN(delta::ParsedStats stats, delta::ParseStatsJson(*add.stats));
@@ -80,6 +76,7 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
       c.deleted_rows = add.deletion_vector->cardinality;
       c.live_rows -= c.deleted_rows;
     }
+    auto& [heavy, small] = by_partition[add.partition_values];
     if (stats.num_records > 0 &&
         static_cast<double>(c.deleted_rows) >=
             options.max_deleted_fraction * static_cast<double>(stats.num_records)) {
@@ -88,11 +85,16 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
       small.push_back(c);
     }
   }
-  std::vector<Candidate> chosen = heavy;
-  if (small.size() >= 2 || (!heavy.empty() && !small.empty())) {
-    chosen.insert(chosen.end(), small.begin(), small.end());
+  std::vector<std::vector<Candidate>> groups;
+  for (auto& [partition, candidates] : by_partition) {
+    auto& [heavy, small] = candidates;
+    std::vector<Candidate> chosen = heavy;
+    if (small.size() >= 2 || (!heavy.empty() && !small.empty())) {
+      chosen.insert(chosen.end(), small.begin(), small.end());
+    }
+    if (!chosen.empty()) groups.push_back(std::move(chosen));
   }
-  if (chosen.empty()) return result;
+  if (groups.empty()) return result;
 
   // Copy the live rows, remembering where each came from.
   data::RecordBatch out(schema);
@@ -118,56 +120,50 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
     out = data::RecordBatch(schema);
     return Status::OK();
   };
-  for (const Candidate& c : chosen) {
-    const delta::Add& add = *c.add;
-    CDCLAKE_ASSIGN_OR_RETURN(std::string path, delta::ResolvePath(root, add.path));
-    CDCLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(fs, path));
-    parquet::ReadOptions read;
-    for (const auto& f : schema.fields()) read.columns.push_back(f.name);
-    CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, reader->ReadAll(read));
-    // Files written before a column was widened hold the narrow type.
-    for (size_t col = 0; col < rows.num_columns(); ++col) {
-      const data::TypePtr& want = schema.field(col).type;
-      if (rows.column(col).type()->Equals(*want)) continue;
-      CDCLAKE_ASSIGN_OR_RETURN(
-          rows.mutable_column(col),
-          delta::UpcastColumn(std::move(rows.mutable_column(col)), want, schema.field(col).name));
-    }
-    std::optional<delta::RowBitmap> dv;
-    if (add.deletion_vector) {
-      CDCLAKE_ASSIGN_OR_RETURN(dv, delta::LoadDeletionVector(fs, root, *add.deletion_vector));
-    }
-    for (int64_t r = 0; r < rows.num_rows(); ++r) {
-      if (dv && dv->Contains(static_cast<uint64_t>(r))) {
-        ++result.deleted_rows_purged;
-        continue;
+  for (const std::vector<Candidate>& chosen : groups) {
+    for (const Candidate& c : chosen) {
+      const delta::Add& add = *c.add;
+      // Every physical row (the deletion vector is applied below, to keep row numbers), in the
+      // table's columns: partition values filled in, narrow types of older files widened.
+      delta::Add whole = add;
+      whole.deletion_vector.reset();
+      CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, delta::ReadDataFile(fs, *snapshot, whole));
+      std::optional<delta::RowBitmap> dv;
+      if (add.deletion_vector) {
+        CDCLAKE_ASSIGN_OR_RETURN(dv, delta::LoadDeletionVector(fs, root, *add.deletion_vector));
       }
-      for (size_t col = 0; col < rows.num_columns(); ++col) {
-        out.mutable_column(col).AppendFrom(rows.column(col), r);
+      for (int64_t r = 0; r < rows.num_rows(); ++r) {
+        if (dv && dv->Contains(static_cast<uint64_t>(r))) {
+          ++result.deleted_rows_purged;
+          continue;
+        }
+        for (size_t col = 0; col < rows.num_columns(); ++col) {
+          out.mutable_column(col).AppendFrom(rows.column(col), r);
+        }
+        std::string key;
+        for (size_t k = 0; k < key_fields.size(); ++k) {
+          change::AppendOrdered(rows.column(key_fields[k]).GetValue(r),
+                                *schema.field(key_fields[k]).type, &key);
+        }
+        row_keys.push_back(std::move(key));
+        origin.emplace_back(add.path, r);
+        if (out.num_rows() >= options.target_file_rows) CDCLAKE_RETURN_IF_ERROR(flush());
       }
-      std::string key;
-      for (size_t k = 0; k < key_fields.size(); ++k) {
-        change::AppendOrdered(rows.column(key_fields[k]).GetValue(r),
-                              *schema.field(key_fields[k]).type, &key);
-      }
-      row_keys.push_back(std::move(key));
-      origin.emplace_back(add.path, r);
-      if (out.num_rows() >= options.target_file_rows) CDCLAKE_RETURN_IF_ERROR(flush());
+      delta::Remove remove;
+      remove.path = add.path;
+      remove.deletion_timestamp = now;
+      remove.data_change = false;
+      remove.extended_file_metadata = true;
+      remove.partition_values = add.partition_values;
+      remove.size = add.size;
+      remove.stats = add.stats;
+      remove.tags = add.tags;
+      remove.deletion_vector = add.deletion_vector;
+      actions.emplace_back(std::move(remove));
+      ++result.files_removed;
     }
-    delta::Remove remove;
-    remove.path = add.path;
-    remove.deletion_timestamp = now;
-    remove.data_change = false;
-    remove.extended_file_metadata = true;
-    remove.partition_values = add.partition_values;
-    remove.size = add.size;
-    remove.stats = add.stats;
-    remove.tags = add.tags;
-    remove.deletion_vector = add.deletion_vector;
-    actions.emplace_back(std::move(remove));
-    ++result.files_removed;
+    CDCLAKE_RETURN_IF_ERROR(flush());  // a file never spans two partitions
   }
-  CDCLAKE_RETURN_IF_ERROR(flush());
 
   // Point every moved row's key at its new place.
   std::unordered_map<std::string, KeyState> states;

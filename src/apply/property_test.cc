@@ -75,6 +75,10 @@ struct CaseConfig {
   bool invalid = false;    // some rows have a NULL key or sequence (to be quarantined)
   bool persistent_index = true;
   Interrupt interrupt = Interrupt::kNone;
+  // The target's layout (chosen from the case number, not the generator, so the events of a
+  // case do not depend on it): PARTITIONED BY, and copy-on-write instead of deletion vectors.
+  std::vector<std::string> partition_by;
+  bool copy_on_write = false;
 };
 
 std::string SelectionText(const std::optional<ColumnSelection>& s) {
@@ -97,6 +101,8 @@ std::string ConfigText(const CaseConfig& c) {
       << (c.interrupt == Interrupt::kNone      ? "none"
           : c.interrupt == Interrupt::kRestart ? "restart"
                                                : "restart+drop index");
+  out << ", partitioned by (" << SelectionText(ColumnSelection::Only(c.partition_by)).substr(1)
+      << ", " << (c.copy_on_write ? "copy-on-write" : "deletion vectors");
   return out.str();
 }
 
@@ -177,6 +183,8 @@ FlowDefinition MakeFlow(const CaseConfig& c, const CaseSchema& s, const std::str
   flow.scd_type = c.scd;
   flow.track_history = c.track_history;
   flow.ignore_null_updates = c.ignore_null;
+  flow.partition_columns = c.partition_by;
+  if (c.copy_on_write) flow.table_properties["delta.enableDeletionVectors"] = "false";
   return flow;
 }
 
@@ -306,6 +314,7 @@ struct Coverage {
   int64_t batches = 0, replays = 0, restarts = 0, index_drops = 0;
   int64_t applied = 0, discarded = 0, quarantined = 0, conflicts = 0, target_rows = 0;
   int64_t truncates = 0, struct_cases = 0, string_cases = 0;
+  int64_t partitioned_cases = 0, copy_on_write_cases = 0;
 
   std::string ToString() const {
     std::ostringstream out;
@@ -314,7 +323,8 @@ struct Coverage {
         << discarded << ", quarantined " << quarantined << ", sequence conflicts " << conflicts
         << ", truncate rows " << truncates << "; target rows checked " << target_rows
         << "; cases with a STRUCT sequence " << struct_cases << ", with a string sequence "
-        << string_cases;
+        << string_cases << ", partitioned " << partitioned_cases << ", copy-on-write "
+        << copy_on_write_cases;
     return out.str();
   }
 };
@@ -561,6 +571,14 @@ void RunCases(ScdType scd, const char* test_name) {
                       static_cast<uint32_t>(scd), static_cast<uint32_t>(i)};
     std::mt19937_64 rng(seq);
     CaseConfig config = RandomConfig(rng, scd);
+    // Partitioned by nothing, a value column with NULLs (rows move between partitions, one of
+    // them the NULL partition), the first key column (a key never moves), or two columns.
+    static const std::vector<std::vector<std::string>> kPartitions = {
+        {}, {"v2"}, {"k1"}, {"v3", "v1"}};
+    config.partition_by = kPartitions[static_cast<size_t>(i) % kPartitions.size()];
+    config.copy_on_write = (i / 4) % 3 == 0;
+    coverage.partitioned_cases += !config.partition_by.empty();
+    coverage.copy_on_write_cases += config.copy_on_write;
     coverage.struct_cases += config.seq == SeqKind::kStruct;
     coverage.string_cases += config.seq == SeqKind::kString;
     CaseRunner runner(config, rng, scratch->path() + "/case" + std::to_string(i), &coverage);
@@ -584,6 +602,8 @@ void RunCases(ScdType scd, const char* test_name) {
     EXPECT_GT(coverage.discarded, 0);
     EXPECT_GT(coverage.struct_cases, 0);
     EXPECT_GT(coverage.string_cases, 0);
+    EXPECT_GT(coverage.partitioned_cases, 0);
+    EXPECT_GT(coverage.copy_on_write_cases, 0);
     if (scd == ScdType::kType1) {
       EXPECT_GT(coverage.truncates, 0);
     }

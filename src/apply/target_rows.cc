@@ -35,9 +35,10 @@ Result<data::RecordBatch> TargetRows::AppendedBatch() const {
   return batch;
 }
 
-void TargetRows::SetAppendedFile(uint32_t file_id) {
+void TargetRows::SetAppendedFiles(const std::vector<uint32_t>& file_ids,
+                                  const std::vector<delta::RowPlacement>& placement) {
   for (size_t i = 0; i < appended_locations_.size(); ++i) {
-    *appended_locations_[i] = RowLocation{file_id, static_cast<int64_t>(i)};
+    *appended_locations_[i] = RowLocation{file_ids[placement[i].file], placement[i].row};
   }
 }
 

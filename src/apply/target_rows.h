@@ -10,6 +10,7 @@
 #include "apply/target_layout.h"
 #include "apply/timeline.h"
 #include "data/record_batch.h"
+#include "delta/table_writer.h"
 
 namespace cdclake::apply {
 
@@ -18,7 +19,7 @@ class TargetRows {
   TargetRows(const TargetLayout& layout, bool collect_changes)
       : layout_(layout), collect_changes_(collect_changes) {}
 
-  /// Queues `row` for the new data file; `*location` is filled by SetAppendedFile.
+  /// Queues `row` for the new data files; `*location` is filled by SetAppendedFiles.
   /// REQUIRES: `location` stays valid until then.
   void Append(FoldedRow row, RowLocation* location);
   /// Queues the deletion of an existing row.
@@ -31,8 +32,10 @@ class TargetRows {
 
   /// The queued rows in the target's columns.
   Result<data::RecordBatch> AppendedBatch() const;
-  /// The new data file's id: fills the queued locations.
-  void SetAppendedFile(uint32_t file_id);
+  /// Fills the queued locations: `placement` says where each row of AppendedBatch went (an
+  /// index into `file_ids`, the ids of the new files, and the row in that file).
+  void SetAppendedFiles(const std::vector<uint32_t>& file_ids,
+                        const std::vector<delta::RowPlacement>& placement);
 
   /// Row positions to delete, by file id.
   const std::map<uint32_t, std::vector<int64_t>>& deleted_locations() const { return deleted_; }

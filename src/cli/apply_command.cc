@@ -20,6 +20,7 @@ namespace {
 struct ApplyArgs {
   std::string target;
   std::string keys;
+  std::string partition_by;
   std::string sequence_by;
   std::string format;
   std::string schema;
@@ -149,6 +150,10 @@ Result<apply::FlowDefinition> FlowFromArgs(const CLI::App& cmd, const ApplyArgs&
     flow.name = slash == std::string::npos ? flow.target : flow.target.substr(slash + 1);
   }
   CDCLAKE_ASSIGN_OR_RETURN(flow.keys, ColumnList("--keys", args.keys));
+  if (Given(cmd, "--partition-by")) {
+    CDCLAKE_ASSIGN_OR_RETURN(flow.partition_columns,
+                             ColumnList("--partition-by", args.partition_by));
+  }
   flow.scd_type = args.scd == 2 ? apply::ScdType::kType2 : apply::ScdType::kType1;
   if (snapshots) return WithColumnOptions(cmd, args, stream, std::move(flow));
   std::string sequence_by = args.sequence_by;
@@ -400,6 +405,9 @@ Action AddApplyCommand(CLI::App& app) {
   cmd->add_option("--truncate-when", args->truncate_when,
                   "a SQL condition marking a row as a truncate (SCD 1 only; default for "
                   "debezium: \"_op = 't'\")");
+  cmd->add_option("--partition-by", args->partition_by,
+                  "a[,b]: partition a new target by these columns (an existing one keeps its "
+                  "own)");
   cmd->add_option("--scd", args->scd, "1 (current state) or 2 (history)")->capture_default_str();
   cmd->add_option("--columns", args->columns, "a,b: only these source columns in the target");
   cmd->add_option("--except", args->except,

@@ -100,7 +100,8 @@ Result<std::shared_ptr<const Snapshot>> CreateTable(io::FileSystem& fs,
 
 Result<std::vector<Add>> WriteDataFiles(io::FileSystem& fs, const Snapshot& snapshot,
                                         const data::RecordBatch& batch,
-                                        const parquet::WriterOptions& options) {
+                                        const parquet::WriterOptions& options,
+                                        std::vector<RowPlacement>* placement) {
   const data::Schema& schema = snapshot.schema();
   if (snapshot.column_mapping_mode() != "none") {
     return Status::NotSupported("not supported: writing to a table with column mapping (" +
@@ -137,7 +138,14 @@ Result<std::vector<Add>> WriteDataFiles(io::FileSystem& fs, const Snapshot& snap
     groups[key].push_back(r);
   }
   std::vector<Add> adds;
+  if (placement) placement->assign(static_cast<size_t>(batch.num_rows()), RowPlacement{});
   for (const auto& [key, rows] : groups) {
+    if (placement) {
+      for (size_t j = 0; j < rows.size(); ++j) {
+        (*placement)[static_cast<size_t>(rows[j])] =
+            RowPlacement{static_cast<uint32_t>(adds.size()), static_cast<int64_t>(j)};
+      }
+    }
     std::vector<data::Column> columns;
     for (int i : data_idx) {
       columns.push_back(part_idx.empty() ? batch.column(i) : batch.column(i).Take(rows));

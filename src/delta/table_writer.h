@@ -2,6 +2,7 @@
 // (Hive-style partition folders), their statistics, and one commit per call.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,11 +37,20 @@ Result<std::shared_ptr<const Snapshot>> CreateTable(io::FileSystem& fs,
                                                     const std::string& table_root,
                                                     const TableSpec& spec);
 
-/// Writes the rows of `batch` (the table's columns, in order) as data files, one per partition,
-/// and returns their add actions (not yet committed).
+/// Where WriteDataFiles put one input row: the index of its add and its row in that file.
+struct RowPlacement {
+  uint32_t file = 0;
+  int64_t row = 0;
+};
+
+/// Writes the rows of `batch` (the table's columns, in order) as data files, one per partition
+/// (partitions in the order of their values' text, rows in input order within each), and
+/// returns their add actions (not yet committed). With `placement`, fills it with each input
+/// row's file and row.
 Result<std::vector<Add>> WriteDataFiles(io::FileSystem& fs, const Snapshot& snapshot,
                                         const data::RecordBatch& batch,
-                                        const parquet::WriterOptions& options = {});
+                                        const parquet::WriterOptions& options = {},
+                                        std::vector<RowPlacement>* placement = nullptr);
 
 /// WriteDataFiles and a commit of the adds (operation WRITE, mode Append); returns the version.
 Result<int64_t> AppendRows(io::FileSystem& fs, const std::string& table_root,

@@ -226,21 +226,30 @@ class Planner {
     return it->second;
   }
 
-  // The apply engine writes unpartitioned tables: its key index and copy-on-write deletes
-  // read key columns from the data files, which a partition column is not in.
-  Status RefusePartitions(const sql::CreateStreamingTable& table, const FlowPlan& flow) const {
-    if (table.partition_columns.empty()) return Status::OK();
-    return ErrorAt(flow.position, "'" + flow.target + "' is PARTITIONED BY (" +
-                                      JoinNames(table.partition_columns) +
-                                      "), which cdclake does not do for AUTO CDC targets yet "
-                                      "(only for tables filled by AS SELECT); remove PARTITIONED "
-                                      "BY, or partition a table that reads this one");
+  // PARTITIONED BY of an AUTO CDC target: with a declared column list the columns are known
+  // now (the declared ones, and SCD2's __START_AT/__END_AT), so a wrong name fails planning
+  // and --dry-run; without one the first batch checks them against the source.
+  Status CheckPartitions(const FlowPlan& flow) const {
+    const apply::FlowDefinition& def = flow.flow;
+    if (def.partition_columns.empty() || !def.declared_schema) return Status::OK();
+    std::vector<data::Field> fields = def.declared_schema->fields();
+    if (def.scd_type == apply::ScdType::kType2) {
+      for (const char* bound : {"__START_AT", "__END_AT"}) {
+        if (def.declared_schema->FieldIndex(bound) < 0) {
+          fields.push_back({bound, data::DataType::Int64(), true});
+        }
+      }
+    }
+    Status s = apply::CheckPartitionColumns(def, data::Schema(fields));
+    if (!s.ok()) return ErrorAt(flow.position, "'" + flow.target + "': " + s.message());
+    return Status::OK();
   }
 
   void TakeTableDefinition(const sql::CreateStreamingTable& table, FlowPlan* flow) const {
     flow->declared_schema = table.schema;
     for (const sql::TableProperty& p : table.properties) flow->table_properties[p.key] = p.value;
     flow->partition_columns = table.partition_columns;
+    flow->flow.partition_columns = table.partition_columns;
   }
 
   Status AddFlow(FlowPlan flow) {
@@ -281,7 +290,6 @@ class Planner {
     }
     flow.name = cdc.flow_name.empty() ? flow.target : cdc.flow_name;
     flow.target_folder = plan_.tables[flow.target];
-    CDCLAKE_RETURN_IF_ERROR(RefusePartitions(*table, flow));
     std::set<const sql::CreateView*> seen;
     CDCLAKE_RETURN_IF_ERROR(Resolve(cdc.source, &flow.source, &seen));
     TakeTableDefinition(*table, &flow);
@@ -305,6 +313,7 @@ class Planner {
     // What the first batch would refuse whatever the source holds (--dry-run refuses it too).
     Status shape = apply::ValidateFlowShape(def);
     if (!shape.ok()) return ErrorAt(at, "flow " + flow.name + ": " + shape.message());
+    CDCLAKE_RETURN_IF_ERROR(CheckPartitions(flow));
     return AddFlow(std::move(flow));
   }
 
@@ -379,7 +388,6 @@ class Planner {
                              TargetTable(snap.target, at, &flow.target));
     flow.name = snap.flow_name.empty() ? flow.target : snap.flow_name;
     flow.target_folder = plan_.tables[flow.target];
-    CDCLAKE_RETURN_IF_ERROR(RefusePartitions(*table, flow));
     std::set<const sql::CreateView*> seen;
     CDCLAKE_RETURN_IF_ERROR(Resolve(snap.source, &flow.source, &seen));
     if (flow.source.kind != SourcePlan::Kind::kFiles) {

@@ -389,18 +389,37 @@ TEST(PipelinePlanTest, AFlowReadingItsOwnTargetIsRefused) {
       << message;
 }
 
-TEST(PipelinePlanTest, PartitionedAutoCdcTargetIsRefusedNotIgnored) {
+TEST(PipelinePlanTest, PartitionedAutoCdcTargetReachesTheFlow) {
+  PipelinePlan plan = MustPlan(
+      "CREATE STREAMING TABLE t PARTITIONED BY (region);\n"
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(read_files('/in', format => 'csv')) "
+      "KEYS (id) SEQUENCE BY seq;\n"
+      "CREATE STREAMING TABLE d (id INT, region STRING) PARTITIONED BY (__END_AT, region);\n"
+      "CREATE FLOW g AS AUTO CDC INTO d FROM SNAPSHOT (read_files('/s/*.csv', format => 'csv')) "
+      "KEYS (id) STORED AS SCD TYPE 2;");
+  ASSERT_EQ(plan.flows.size(), 2u);
+  EXPECT_EQ(plan.flows[0].flow.partition_columns, (Names{"region"}));
+  EXPECT_EQ(plan.flows[1].flow.partition_columns, (Names{"__END_AT", "region"}));
+}
+
+TEST(PipelinePlanTest, PartitionColumnNotDeclaredFailsPlanning) {
   const std::string text =
-      "CREATE STREAMING TABLE t (id INT, region STRING) PARTITIONED BY (region);\n"
+      "CREATE STREAMING TABLE t (id INT, region STRING) PARTITIONED BY (regoin);\n"
       "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(read_files('/in', format => 'csv')) "
       "KEYS (id) SEQUENCE BY seq;";
   std::string message = PlanError(text);
   EXPECT_EQ(message.rfind(At(text, "CREATE FLOW") +
-                              "'default.t' is PARTITIONED BY (region), which cdclake does not do "
-                              "for AUTO CDC targets yet",
+                              "'default.t': PARTITIONED BY names column 'regoin', which the "
+                              "target does not have (did you mean 'region'?",
                           0),
             0u)
       << message;
+  // SCD1 has no __END_AT to partition by.
+  const std::string scd1 =
+      "CREATE STREAMING TABLE t (id INT) PARTITIONED BY (__END_AT);\n"
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(read_files('/in', format => 'csv')) "
+      "KEYS (id) SEQUENCE BY seq;";
+  EXPECT_NE(PlanError(scd1).find("PARTITIONED BY names column '__END_AT'"), std::string::npos);
 }
 
 TEST(PipelinePlanTest, UndefinedTargetIsNamedWithItsPosition) {

@@ -1,6 +1,8 @@
 // DuckDB cross-check of the tables `cdclake apply` writes (node --test): a few hundred random CSV
 // change rows (fixed seed: upserts, deletes, events out of order) are applied in several runs
-// and batch sizes as SCD1 and SCD2, with deletion vectors on and off. DuckDB reads each target's
+// and batch sizes as SCD1 and SCD2, with deletion vectors on and off, unpartitioned and
+// partitioned by a column whose value moves keys between partitions (one of them the NULL
+// partition; the partitioned tables are compacted by `cdclake optimize` and read again). DuckDB reads each target's
 // live files through the log replayed here (delta_log.mjs, deletion vectors decoded there too)
 // and must return exactly the rows `cdclake show TABLE --format jsonl` prints; those rows must
 // also be the model's: each key's latest event, when it is an upsert.
@@ -34,6 +36,8 @@ function random(seed) {
 }
 
 const NAMES = ['Ana', 'Bo', 'O"Neil, Jr', 'Zoë', '', null, 'line\nbreak', 'x,y'];
+// A key's region changes from event to event: a partitioned target moves its row.
+const REGIONS = ['eu', 'us', 'ap/south', null];
 
 /** The change events: unique sequence numbers, mostly rising, each swapped with one up to nine
  *  places on (late and early events); a fifth are deletes. Amounts always have four digits
@@ -48,10 +52,11 @@ function makeEvents(seed) {
   }
   return seqs.map((seq) => {
     const id = Math.floor(rng() * KEYS);
-    if (rng() < 0.2) return { id, name: null, amount: null, op: 'D', seq };
+    const region = REGIONS[(id + seq) % REGIONS.length];
+    if (rng() < 0.2) return { id, name: null, amount: null, region, op: 'D', seq };
     const name = NAMES[Math.floor(rng() * NAMES.length)];
     const amount = rng() < 0.1 ? null : (100000 + Math.floor(rng() * 900000)) / 100;
-    return { id, name, amount: amount === null ? null : amount.toFixed(2), op: 'U', seq };
+    return { id, name, amount: amount === null ? null : amount.toFixed(2), region, op: 'U', seq };
   });
 }
 
@@ -63,18 +68,18 @@ function csvField(v) {
 }
 
 function writeCsv(file, events) {
-  const lines = ['id,name,amount,op,seq', ...events.map((e) => [e.id, e.name, e.amount, e.op, e.seq].map(csvField).join(','))];
+  const lines = ['id,name,amount,region,op,seq', ...events.map((e) => [e.id, e.name, e.amount, e.region, e.op, e.seq].map(csvField).join(','))];
   fs.writeFileSync(file, lines.join('\n') + '\n');
 }
 
 /** The target's rows the events leave (each key's latest event, when an upsert), as cdclake's
- *  JSON lines of (id, name, amount). */
+ *  JSON lines of (id, name, amount, region). */
 function modelRows(events) {
   const latest = new Map();
   for (const e of events) if (!latest.has(e.id) || latest.get(e.id).seq < e.seq) latest.set(e.id, e);
   return [...latest.values()]
     .filter((e) => e.op === 'U')
-    .map((e) => `{"id":${e.id},"name":${e.name === null ? 'null' : JSON.stringify(e.name)},"amount":${e.amount ?? 'null'}}`);
+    .map((e) => `{"id":${e.id},"name":${e.name === null ? 'null' : JSON.stringify(e.name)},"amount":${e.amount ?? 'null'},"region":${e.region === null ? 'null' : JSON.stringify(e.region)}}`);
 }
 
 /** A number from apply's summary. */
@@ -89,6 +94,10 @@ const TABLES = [
   { name: 'scd1_copy_on_write', scd: 1, dv: false },
   { name: 'scd2_dv', scd: 2, dv: true },
   { name: 'scd2_copy_on_write', scd: 2, dv: false },
+  { name: 'scd1_dv_partitioned', scd: 1, dv: true, partition: 'region' },
+  { name: 'scd1_copy_on_write_partitioned', scd: 1, dv: false, partition: 'region' },
+  { name: 'scd2_dv_partitioned', scd: 2, dv: true, partition: 'region' },
+  { name: 'scd2_copy_on_write_partitioned', scd: 2, dv: false, partition: 'region' },
 ];
 
 /** Applies the files to a new target in three runs, replays one, and checks the summaries. */
@@ -96,6 +105,7 @@ function applyRuns(table, files) {
   const flow = ['--target', table.root, '--keys', 'id', '--sequence-by', 'seq', '--delete-when', "op = 'D'",
     '--except', 'op,seq', '--scd', String(table.scd)];
   if (!table.dv) flow.push('--property', 'delta.enableDeletionVectors=false');
+  if (table.partition) flow.push('--partition-by', table.partition);
   // Two files in batches of 37 (across the files), one file at once, one in batches of 50; then
   // a replay of the second file, which changes nothing.
   const summaries = [
@@ -114,6 +124,17 @@ function applyRuns(table, files) {
     assert.equal(parts[0] + parts[1] + parts[2], summaryCount(s, 'rows read'), `${table.name}: counts add up`);
     assert.equal(parts[2], 0, `${table.name}: nothing quarantined`);
   }
+}
+
+/** DuckDB's rows of every live file of the table at `root`, through the replayed log. */
+async function duckTable(db, root) {
+  const { metadata, adds } = replayLog(root);
+  const rows = [];
+  for (const add of adds) {
+    const deleted = deletedPositions(root, add.deletionVector);
+    rows.push(...(await duckRows(db.connection, root, metadata, add, deleted)));
+  }
+  return rows;
 }
 
 describe('DuckDB reads the tables cdclake apply writes', () => {
@@ -157,14 +178,31 @@ describe('DuckDB reads the tables cdclake apply writes', () => {
       const withDv = adds.filter((a) => a.deletionVector);
       if (table.dv) assert.ok(withDv.length > 0, `${table.name}: no live file has a deletion vector`);
       else assert.equal(withDv.length, 0, `${table.name}: deletion vectors with them turned off`);
-      const theirs = [];
-      for (const add of adds) {
-        const deleted = deletedPositions(table.root, add.deletionVector);
-        theirs.push(...(await duckRows(db.connection, table.root, metadata, add, deleted)));
-      }
       const ours = run(cdclakeBin, 'show', table.root, '--format', 'jsonl').split('\n');
       assert.equal(ours.pop(), '', 'cdclake output ends with a newline');
-      assertSameRows(ours, theirs, table.name);
+      assertSameRows(ours, await duckTable(db, table.root), table.name);
+      if (table.partition) {
+        // Hive-style folders, one partition per value (NULL's the default partition), and a key
+        // whose value changed has its rows in more than one of them; optimize compacts each
+        // partition on its own and changes no row.
+        assert.deepEqual(metadata.partitionColumns, [table.partition]);
+        const values = new Set(adds.map((a) => a.partitionValues[table.partition] ?? null));
+        assert.deepEqual([...values].sort(), ['ap/south', 'eu', 'us', null].sort(), `${table.name}: partitions`);
+        for (const a of adds) {
+          const v = a.partitionValues[table.partition];
+          const folder = v === null ? '__HIVE_DEFAULT_PARTITION__' : encodeURIComponent(v).replaceAll('%2F', '%252F');
+          assert.ok(a.path.startsWith(`${table.partition}=${folder}/`), `${table.name}: ${a.path} outside its partition folder`);
+        }
+        const optimized = run(cdclakeBin, 'optimize', table.root);
+        assert.match(optimized, /into \d+ \(/, `${table.name}: optimize compacted nothing:\n${optimized}`);
+        const after = replayLog(table.root).adds;
+        assert.ok(after.length < adds.length, `${table.name}: optimize left ${after.length} of ${adds.length} files`);
+        assert.ok(after.length >= values.size, `${table.name}: optimize merged partitions`);
+        assertSameRows(ours, await duckTable(db, table.root), `${table.name} after optimize`);
+        const shown = run(cdclakeBin, 'show', table.root, '--format', 'jsonl').split('\n');
+        assert.equal(shown.pop(), '', 'cdclake output ends with a newline');
+        assertSameRows(shown, ours, `${table.name}: cdclake after optimize`, ['after', 'before']);
+      }
 
       // The rows are the model's; SCD2's current versions are, and its versions of a key do not
       // overlap.
