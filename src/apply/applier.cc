@@ -952,6 +952,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
 
 }  // namespace
 
+Status CheckFirstBatchColumns(const FlowDefinition& flow, const change::ChangeBatch& batch) {
+  if (!flow.declared_schema) return ValidateFlow(flow, batch.rows.schema());
+  CDCLAKE_RETURN_IF_ERROR(ValidateFlow(flow, batch.rows.schema(), /*check_column_lists=*/false));
+  ConformReport report;
+  CDCLAKE_ASSIGN_OR_RETURN(change::ChangeBatch conformed,
+                           ConformToDeclared(batch, *flow.declared_schema, true, &report));
+  return ValidateFlow(flow, conformed.rows.schema());
+}
+
 ApplyCounts& ApplyCounts::operator+=(const ApplyCounts& o) {
   read += o.read;
   applied += o.applied;

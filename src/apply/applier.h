@@ -68,6 +68,12 @@ struct ApplyResult {
   std::vector<std::string> warnings;
 };
 
+/// What Applier::Apply refuses before anything is written when `batch` is the first batch of
+/// a target that does not exist yet: the flow against the batch's columns, column lists
+/// included (after the cast to a declared column list, as Apply does). Planning (and
+/// --dry-run) calls it on a source's first rows, so that both refuse with the same message.
+Status CheckFirstBatchColumns(const FlowDefinition& flow, const change::ChangeBatch& batch);
+
 class Applier {
  public:
   /// Opens the flow's target (creating nothing yet: the table is created by the first batch

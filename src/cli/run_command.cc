@@ -184,6 +184,11 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   options.reset_positions = args.reset_positions;
   auto refresh = pipeline::TablesToRefresh(*plan, warehouse, options);
   if (!refresh.ok()) return Invalid(refresh.status());
+  // What the first batches would refuse (a misspelled column in a column list): before
+  // anything runs, the same for --dry-run.
+  if (Status s = pipeline::CheckSources(fs, *plan, *refresh); !s.ok()) {
+    return Invalid(s.WithContext(args.pipeline));
+  }
   if (args.dry_run) {
     std::cout << pipeline::DescribePlan(*plan);
     if (!refresh->empty()) {

@@ -77,6 +77,8 @@ struct FileSourceTarget {
   std::string flow;
   std::string table;   // the target's name, for messages
   bool reset = false;  // --reset-position: read from the start
+  /// Only looking (planning's check of the first rows): batches record no file ledger.
+  bool peek = false;
 };
 
 /// The files of `source` (read_files: a file, a folder or a glob), read as a stream in path

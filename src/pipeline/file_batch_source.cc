@@ -16,7 +16,7 @@ class FileBatchSource : public BatchSource {
  public:
   FileBatchSource(io::FileSystem& fs, RunFiles run, ResumePoint resume,
                   std::vector<data::Field> known, int64_t batch_rows, bool keep_row_text,
-                  std::vector<std::string> sequence_columns)
+                  std::vector<std::string> sequence_columns, bool peek)
       : fs_(fs),
         run_(std::move(run)),
         resume_(std::move(resume)),
@@ -24,7 +24,8 @@ class FileBatchSource : public BatchSource {
         known_(std::move(known)),
         batch_rows_(std::max<int64_t>(batch_rows, 1)),
         keep_row_text_(keep_row_text),
-        sequence_columns_(std::move(sequence_columns)) {}
+        sequence_columns_(std::move(sequence_columns)),
+        peek_(peek) {}
 
   std::string StartText() const override {
     return resume_.resumed_from ? resume_.resumed_from->ToString() : "start";
@@ -81,8 +82,11 @@ class FileBatchSource : public BatchSource {
     out.rows = pending_.Take(batch_rows_);
     int64_t waiting = pending_.first_file_index();
     if (held_ && (waiting < 0 || held_index_ < waiting)) waiting = held_index_;
-    CDCLAKE_ASSIGN_OR_RETURN(LedgerRef ledger,
-                             tracker_.Record(fs_, run_.files, pending_.last_taken(), waiting));
+    LedgerRef ledger;
+    if (!peek_) {
+      CDCLAKE_ASSIGN_OR_RETURN(ledger,
+                               tracker_.Record(fs_, run_.files, pending_.last_taken(), waiting));
+    }
     FlowPosition end = PositionAfter(run_, pending_.last_taken(), ledger);
     out.end = end.ToJson();
     out.end_text = end.ToString();
@@ -123,6 +127,7 @@ class FileBatchSource : public BatchSource {
   int64_t batch_rows_;
   bool keep_row_text_;
   std::vector<std::string> sequence_columns_;  // the AUTO CDC flow's SEQUENCE BY columns
+  bool peek_;                                  // FileSourceTarget::peek
   std::optional<OpenFile> current_;
   PendingRows pending_;
   std::optional<change::ChangeBatch> held_;
@@ -161,7 +166,7 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
   return std::unique_ptr<BatchSource>(std::make_unique<FileBatchSource>(
       fs, std::move(run), std::move(resume), std::move(known), batch_rows,
       /*keep_row_text=*/cdc_flow != nullptr,
-      cdc_flow != nullptr ? cdc_flow->sequence_by : std::vector<std::string>()));
+      cdc_flow != nullptr ? cdc_flow->sequence_by : std::vector<std::string>(), target.peek));
 }
 
 }  // namespace cdclake::pipeline

@@ -272,6 +272,34 @@ Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecu
 
 }  // namespace
 
+Status CheckNewFlowColumns(io::FileSystem& fs, const FlowPlan& flow) {
+  if (flow.kind != FlowPlan::Kind::kAutoCdc) return Status::OK();
+  CDCLAKE_ASSIGN_OR_RETURN(bool target_exists, delta::TableExists(fs, flow.target_folder));
+  if (target_exists) return Status::OK();
+  constexpr int64_t kPeekRows = 1000;
+  std::unique_ptr<BatchSource> source;
+  if (flow.source.kind == SourcePlan::Kind::kTable) {
+    CDCLAKE_ASSIGN_OR_RETURN(bool upstream, delta::TableExists(fs, flow.source.table_folder));
+    if (!upstream) return Status::OK();
+    CDCLAKE_ASSIGN_OR_RETURN(
+        source,
+        OpenTableSource(fs, flow.source.table, flow.source.table_folder, json::Json(), kPeekRows));
+  } else {
+    FileSourceTarget target{flow.target_folder, QuarantineFolder(flow), flow.name, flow.target};
+    target.reset = true;
+    target.peek = true;
+    CDCLAKE_ASSIGN_OR_RETURN(source,
+                             OpenFileSource(fs, flow.source, target, &flow.flow, kPeekRows));
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<InputBatch> input, source->Next());
+  if (!input || input->rows.rows.num_rows() == 0) return Status::OK();
+  CDCLAKE_ASSIGN_OR_RETURN(change::ChangeBatch rows, Transform(flow, std::move(input->rows)));
+  if (rows.rows.num_rows() == 0) return Status::OK();
+  Status s = apply::CheckFirstBatchColumns(flow.flow, rows);
+  if (s.ok()) return s;
+  return Status::InvalidArgument("flow " + flow.name + ": " + s.message());
+}
+
 Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
                    FlowOutcome* outcome) {
   if (flow.once && !execution.full_refresh) {

@@ -60,6 +60,14 @@ struct FlowOutcome {
   std::vector<std::string> notices;
 };
 
+/// What the first batch of an AUTO CDC flow whose target does not exist yet would refuse
+/// (apply::CheckFirstBatchColumns: a misspelled column in COLUMNS, `* EXCEPT`, TRACK HISTORY,
+/// IGNORE NULL UPDATES, keys, sequence, conditions), checked on the first rows its source holds
+/// now (files read from the start, or an existing upstream table), nothing written.
+/// kInvalidArgument "flow NAME: ..." as the run would fail; OK when the target exists, the
+/// source has no rows yet, or its upstream table does not exist yet.
+Status CheckNewFlowColumns(io::FileSystem& fs, const FlowPlan& flow);
+
 /// Runs `flow` once. `outcome` holds what was done, also when an error stops it.
 Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
                    FlowOutcome* outcome);

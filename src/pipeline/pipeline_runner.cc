@@ -70,6 +70,16 @@ bool PipelineRunSummary::failed() const {
   });
 }
 
+Status CheckSources(io::FileSystem& fs, const PipelinePlan& plan,
+                    const std::vector<std::string>& refreshed) {
+  for (const FlowPlan& flow : plan.flows) {
+    // A refreshed target exists until the run empties it; its first batch checks it then.
+    if (std::find(refreshed.begin(), refreshed.end(), flow.target) != refreshed.end()) continue;
+    CDCLAKE_RETURN_IF_ERROR(CheckNewFlowColumns(fs, flow));
+  }
+  return Status::OK();
+}
+
 Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
                                                  const Warehouse& warehouse,
                                                  const PipelineRunOptions& options) {

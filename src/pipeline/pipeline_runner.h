@@ -65,4 +65,11 @@ Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
                                                  const Warehouse& warehouse,
                                                  const PipelineRunOptions& options);
 
+/// The checks of a run's first batches that need its sources' columns (CheckNewFlowColumns for
+/// each AUTO CDC flow whose target does not exist yet; none for the tables in `refreshed`,
+/// which the run empties first), nothing written. `cdclake run` and `--dry-run` both call it
+/// before anything runs, so both refuse such a plan with the same message and exit code.
+Status CheckSources(io::FileSystem& fs, const PipelinePlan& plan,
+                    const std::vector<std::string>& refreshed);
+
 }  // namespace cdclake::pipeline
