@@ -85,6 +85,20 @@ for t in customers customers_history orders; do
 done
 grep -q "bronze" run4.log || true
 
+# Lineage in the event log: each row names the Delta table id of its target and, for flows
+# reading a table, of that upstream; a full refresh gives the tables new ids, so the rows
+# before and after it name different ones, and the last rows name the tables as they are.
+table_id() {
+  grep -h '^{"metaData"' "lake/shop/$1/_delta_log/"*.json | tail -1 |
+    grep -o '"id":"[0-9a-f-]*"' | head -1 | cut -d'"' -f4
+}
+log=$("$bin" show lake/_event_log --format csv --columns flow,table_id,input_table_id \
+  --order-by event_time)
+ids=$(awk -F, '$1 == "orders_current" { print $2 }' <<<"$log" | sort -u | wc -l)
+expect_eq "$ids" 2 "orders_current's table ids in the event log (before and after the refresh): "
+last=$(awk -F, '$1 == "orders_current" { line = $0 } END { print line }' <<<"$log")
+expect_eq "$last" "orders_current,$(table_id orders),$(table_id bronze_orders)" "lineage of the last orders batch: "
+
 # A malformed pipeline: exit code 2 and the line and column.
 printf 'CREATE OR REFRESH STREAMING TABLE t;\nCREATE FLOW f AS AUTO CDC INTO t\nFROM STREAM(s) KEYS (id) SEQUENCE BY;\n' > bad.sql
 set +e

@@ -2,6 +2,8 @@
 #include "pipeline/event_log.h"
 
 #include "delta/log_segment.h"
+#include "delta/metadata_change.h"
+#include "delta/snapshot.h"
 #include "delta/table_writer.h"
 
 namespace cdclake::pipeline {
@@ -20,6 +22,8 @@ data::Schema EventLogSchema() {
   fields.push_back({"duration_ms", DataType::Int64(), false});
   fields.push_back({"status", DataType::String(), false});
   fields.push_back({"message", DataType::String(), true});
+  fields.push_back({"table_id", DataType::String(), true});
+  fields.push_back({"input_table_id", DataType::String(), true});
   return data::Schema(std::move(fields));
 }
 
@@ -35,6 +39,12 @@ Result<std::optional<int64_t>> AppendEventLog(io::FileSystem& fs, const std::str
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
       return created.status();
     }
+  } else {
+    // A log written before the lineage columns: they are added (NULL in older rows).
+    CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table_root));
+    if (snapshot->schema().num_fields() < EventLogSchema().num_fields()) {
+      CDCLAKE_RETURN_IF_ERROR(delta::EvolveSchema(fs, table_root, EventLogSchema()).status());
+    }
   }
   using data::Value;
   data::RecordBatch rows(EventLogSchema());
@@ -48,7 +58,8 @@ Result<std::optional<int64_t>> AppendEventLog(io::FileSystem& fs, const std::str
          Value::Int(e.rows_read), Value::Int(e.rows_applied), Value::Int(e.rows_discarded),
          Value::Int(e.rows_quarantined), Value::Int(e.rows_inserted), Value::Int(e.rows_updated),
          Value::Int(e.rows_deleted), e.table_version ? Value::Int(*e.table_version) : Value::Null(),
-         Value::Int(e.duration_ms), Value::Bytes(e.status), text_or_null(e.message)});
+         Value::Int(e.duration_ms), Value::Bytes(e.status), text_or_null(e.message),
+         text_or_null(e.table_id), text_or_null(e.input_table_id)});
   }
   CDCLAKE_ASSIGN_OR_RETURN(int64_t version, delta::AppendRows(fs, table_root, rows));
   return std::optional<int64_t>(version);

@@ -32,11 +32,18 @@ struct EventLogEntry {
   int64_t duration_ms = 0;
   std::string status;   // "ok", "no change" (nothing written), or "failed"
   std::string message;  // the error for "failed", else empty
+  /// Lineage: which table `target` and `table_version` mean — its Delta table id
+  /// (metaData.id; a full refresh makes a new one) — and, for a flow reading a table, the
+  /// upstream's id that `input_from`/`input_to` versions are of. Empty when unknown (no table
+  /// yet; a file source).
+  std::string table_id;
+  std::string input_table_id;
 };
 
 /// The event log's columns: event_time TIMESTAMP, run_id, flow, target, input_from, input_to
 /// STRING, rows_read ... rows_deleted BIGINT, table_version BIGINT (NULL when none was
-/// written), duration_ms BIGINT, status STRING, message STRING.
+/// written), duration_ms BIGINT, status STRING, message STRING, table_id STRING,
+/// input_table_id STRING (the last two added later: an older log gains them on its next append).
 data::Schema EventLogSchema();
 
 /// Appends `entries` to the event log table at `table_root` (created when missing) in one

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
 #include "delta/snapshot.h"
 #include "delta/table_scan.h"
+#include "delta/table_writer.h"
 #include "io/local_file_system.h"
 
 namespace cdclake::pipeline {
@@ -76,6 +78,50 @@ TEST_F(EventLogTest, EntriesAppendAndReadBack) {
   }
   EXPECT_EQ(total_read, 22);
   EXPECT_EQ(nulls, 1);
+}
+
+// Lineage: each row names the Delta table ids its versions are of; a log written before the
+// lineage columns gains them on its next append, its older rows NULL there.
+TEST_F(EventLogTest, RowsNameTableIdsAndOlderLogsGainTheColumns) {
+  io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
+  const std::string root = (dir_ / "_event_log").string();
+  std::vector<data::Field> old_fields = EventLogSchema().fields();
+  old_fields.resize(old_fields.size() - 2);
+  ASSERT_EQ(old_fields.back().name, "message");
+  delta::TableSpec spec;
+  spec.schema = data::Schema(old_fields);
+  ASSERT_TRUE(delta::CreateTable(fs, root, spec).ok());
+  data::RecordBatch old_row{data::Schema(old_fields)};
+  std::vector<data::Value> values(old_fields.size(), data::Value::Null());
+  values[0] = data::Value::Int(1);
+  for (size_t i : {1, 2, 3, 15}) values[i] = data::Value::Bytes("x");
+  for (size_t i = 6; i <= 12; ++i) values[i] = data::Value::Int(0);
+  values[14] = data::Value::Int(0);
+  old_row.AppendRow(values);
+  ASSERT_TRUE(delta::AppendRows(fs, root, old_row).ok());
+
+  EventLogEntry e = Entry("silver", 3, 7);
+  e.table_id = "2f1c0d9e-0000-4000-8000-000000000001";
+  e.input_table_id = "2f1c0d9e-0000-4000-8000-000000000002";
+  auto appended = AppendEventLog(fs, root, {e, Entry("bronze", 2, 1)});
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  auto snapshot = delta::Snapshot::Load(fs, root);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  EXPECT_EQ((*snapshot)->schema().num_fields(), EventLogSchema().num_fields());
+  auto rows = delta::ReadTable(fs, **snapshot, {{"flow", "table_id", "input_table_id"}});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->num_rows(), 3);
+  std::map<std::string, std::pair<std::string, std::string>> by_flow;
+  for (int64_t r = 0; r < rows->num_rows(); ++r) {
+    auto text = [&](int c) {
+      return rows->column(c).IsNull(r) ? std::string("NULL")
+                                       : std::string(rows->column(c).StringAt(r));
+    };
+    by_flow[text(0)] = {text(1), text(2)};
+  }
+  EXPECT_EQ(by_flow["x"], std::make_pair(std::string("NULL"), std::string("NULL")));
+  EXPECT_EQ(by_flow["silver"], std::make_pair(e.table_id, e.input_table_id));
+  EXPECT_EQ(by_flow["bronze"], std::make_pair(std::string("NULL"), std::string("NULL")));
 }
 
 }  // namespace

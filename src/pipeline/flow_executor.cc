@@ -109,6 +109,14 @@ Result<change::ChangeBatch> ConformIngestRows(const FlowPlan& flow, change::Chan
   return rows;
 }
 
+// The table's Delta table id (lineage in the event log); "" while it does not exist.
+std::string TableIdOf(io::FileSystem& fs, const std::string& folder) {
+  auto exists = delta::TableExists(fs, folder);
+  if (!exists.ok() || !*exists) return "";
+  auto snapshot = delta::Snapshot::Load(fs, folder);
+  return snapshot.ok() ? (*snapshot)->metadata().id : "";
+}
+
 Result<change::ChangeBatch> Transform(const FlowPlan& flow, change::ChangeBatch rows) {
   for (const sql::SelectQuery& q : flow.source.transforms) {
     CDCLAKE_ASSIGN_OR_RETURN(rows, ApplySelect(q, std::move(rows)));
@@ -145,6 +153,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   std::unique_ptr<apply::Applier> applier;
   AppendTableSpec spec{flow.table_properties, flow.partition_columns, flow.declared_schema};
   std::set<std::string> undeclared_seen;  // reported once per run
+  std::string table_id = TableIdOf(fs, flow.target_folder);
   while (true) {
     const int64_t started = SteadyMs();
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<InputBatch> input, source->Next());
@@ -219,6 +228,12 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
         outcome->versions.push_back(*result.version);
       }
     }
+    if (table_id.empty() && report.table_version) table_id = TableIdOf(fs, flow.target_folder);
+    report.table_id = table_id;
+    if (input->end.is_object() && input->end.contains("tableId") &&
+        input->end["tableId"].is_string()) {
+      report.input_table_id = input->end["tableId"].get<std::string>();
+    }
     report.duration_ms = SteadyMs() - started;
     ++outcome->batches;
     outcome->counts += report.counts;
@@ -251,6 +266,7 @@ Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecu
              : ApplyPeriodicSnapshot(fs, flow.flow, flow.source.pattern,
                                      TimestampVersion(NowMs(execution) * 1000), options);
   if (!result.ok()) return result.status();
+  const std::string table_id = TableIdOf(fs, flow.target_folder);
   outcome->counts = result->counts;
   outcome->versions = result->table_versions;
   for (const SnapshotOutcome& s : result->snapshots) {
@@ -263,6 +279,7 @@ Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecu
     report.input_to = s.path + "@" + s.version.text;
     report.counts = s.counts;
     if (!s.table_versions.empty()) report.table_version = s.table_versions.back();
+    report.table_id = table_id;
     report.files = 1;
     if (execution.on_batch) execution.on_batch(report);
   }

@@ -29,6 +29,8 @@ struct FlowBatchReport {
   int64_t duration_ms = 0;
   int64_t input_written_ms = 0;       // when its newest input was written (0: unknown)
   std::vector<std::string> warnings;  // said once per run (undeclared source columns, ...)
+  std::string table_id;               // the target's Delta table id, once it exists
+  std::string input_table_id;         // a table source's Delta table id
 };
 
 struct FlowExecution {

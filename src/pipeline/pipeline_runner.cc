@@ -59,6 +59,8 @@ EventLogEntry EntryOf(const FlowBatchReport& r, const std::string& run_id, int64
   e.table_version = r.table_version;
   e.duration_ms = r.duration_ms;
   e.status = r.table_version ? "ok" : "no change";
+  e.table_id = r.table_id;
+  e.input_table_id = r.input_table_id;
   return e;
 }
 
