@@ -3,7 +3,8 @@
 # schema for bronze and AUTO CDC targets (casts, NOT NULL and uncastable values quarantined with
 # the reason, missing columns NULL, undeclared columns left out with one warning, declared
 # __START_AT/__END_AT types), changed TBLPROPERTIES reach an existing table on the next run
-# (the tombstone GC threshold raised), and a change of column mapping is refused.
+# (the tombstone GC threshold raised), a change of column mapping is refused, and FROM SNAPSHOT
+# targets take their declared column list too.
 set -euo pipefail
 bin=$1
 work=$(mktemp -d)
@@ -122,5 +123,31 @@ if "$bin" run cm.sql --var data=tland --warehouse tlake > cm.log 2>&1; then
   fail "a column mapping change was accepted"
 fi
 grep -q "delta.columnMapping.mode" cm.log || fail "column mapping message: $(cat cm.log)"
+
+# FROM SNAPSHOT targets honour a declared column list too: the types are the declared ones
+# whatever each snapshot's inference says (snapshot 1 infers age as text because of 'x',
+# snapshot 2 as a number), an uncastable value is quarantined, a declared column the snapshots
+# lack is NULL.
+mkdir snaps
+printf 'id,name,age\n1,Ada,36\n2,Bob,x\n3,Cy,40\n' > snaps/snap_1.csv
+printf 'id,name,age\n1,Ada,37\n3,Cy,40\n4,Dan,50\n' > snaps/snap_2.csv
+cat > snap.sql <<'EOF'
+CREATE OR REFRESH STREAMING TABLE dim (id INT NOT NULL, name STRING, age INT, city STRING);
+CREATE FLOW snap AS AUTO CDC INTO dim FROM SNAPSHOT (read_files('${data}', format => 'csv'))
+KEYS (id) STORED AS SCD TYPE 2;
+EOF
+"$bin" run snap.sql --var data=snaps --warehouse slake > s1.log 2>&1 || fail "snapshot run: $(cat s1.log)"
+expect_eq "$("$bin" schema slake/default/dim)" "$(printf 'id int not null\nname string\nage int\ncity string\n__START_AT bigint\n__END_AT bigint')" \
+  "snapshot target schema: "
+expect_eq "$("$bin" show slake/default/dim --format csv --order-by id,__START_AT)" 'id,name,age,city,__START_AT,__END_AT
+1,Ada,36,,1,2
+1,Ada,37,,2,
+3,Cy,40,,1,
+4,Dan,50,,2,' "snapshot target rows: "
+expect_eq "$("$bin" show slake/default/dim_quarantine --format csv --columns reason)" "reason
+column 'age': value 'x' cannot be cast to int" "snapshot quarantine: "
+before=$(ls slake/default/dim/_delta_log/*.json | wc -l)
+"$bin" run snap.sql --var data=snaps --warehouse slake > s2.log 2>&1 || fail "snapshot rerun: $(cat s2.log)"
+expect_eq "$(ls slake/default/dim/_delta_log/*.json | wc -l)" "$before" "versions after a snapshot rerun: "
 
 echo PASS

@@ -406,6 +406,8 @@ class Planner {
       def.track_history = ToSelection(snap.track_history);
     }
     def.table_properties = flow.table_properties;
+    def.declared_schema = flow.declared_schema;
+    CDCLAKE_RETURN_IF_ERROR(CheckPartitions(flow));
     return AddFlow(std::move(flow));
   }
 
