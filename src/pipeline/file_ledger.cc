@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/strings.h"
 #include "base/uuid.h"
 
 namespace cdclake::pipeline {
@@ -15,6 +16,21 @@ constexpr std::string_view kHeader = "cdclake-file-ledger\t1\n";
 // More deltas than this, or more delta entries than the base holds, and the next write is a
 // new base: a load reads at most about twice the entries there are.
 constexpr size_t kMaxDeltas = 16;
+// Generations (a base and the deltas written on it) kept besides the newest: the position a
+// commit names may be a batch or two behind the ledger's newest ref (a batch is read ahead
+// while the one before it commits), and a table restored a little way back still finds its
+// ledger. Older generations are deleted when a new base is written.
+constexpr int64_t kKeptGenerations = 2;
+
+// The generation a ledger file belongs to: "g<N>-<uuid>.<kind>.tsv"; 0 for names without it
+// (written before generations were counted).
+int64_t GenerationOf(std::string_view name) {
+  if (name.size() < 2 || name[0] != 'g') return 0;
+  int64_t n = 0;
+  size_t i = 1;
+  for (; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i) n = n * 10 + (name[i] - '0');
+  return i > 1 && i < name.size() && name[i] == '-' ? n : 0;
+}
 
 // Paths may hold any byte but '\0': tab, newline and '%' are written as %09, %0A, %25.
 void AppendEscaped(std::string_view path, std::string* out) {
@@ -94,6 +110,7 @@ Result<FileLedger> FileLedger::Load(const io::FileSystem& fs, std::string folder
     }
   }
   ledger.ref_ = ref;
+  if (!ref.files.empty()) ledger.generation_ = GenerationOf(ref.files[0]);
   return ledger;
 }
 
@@ -165,9 +182,22 @@ Result<std::string> FileLedger::WriteFile(
            std::to_string(e.unterminated_last ? e.unterminated_last->byte_end : -1) + '\n';
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::string id, NewUuid());
-  std::string name = id + "." + kind + ".tsv";
+  std::string name = "g" + std::to_string(generation_) + "-" + id + "." + kind + ".tsv";
   CDCLAKE_RETURN_IF_ERROR(fs.PutIfAbsent(io::JoinPath(folder_, name), out));
   return name;
+}
+
+void FileLedger::DeleteOldGenerations(io::FileSystem& fs) const {
+  // Best effort: a file left behind costs space, never correctness (no kept ref names it).
+  auto listed = fs.List(folder_);
+  if (!listed.ok()) return;
+  for (const io::FileInfo& f : *listed) {
+    const std::string name = f.path.substr(f.path.find_last_of('/') + 1);
+    if (!f.is_directory && EndsWith(name, ".tsv") &&
+        GenerationOf(name) < generation_ - kKeptGenerations) {
+      (void)fs.Delete(f.path);
+    }
+  }
 }
 
 Result<LedgerRef> FileLedger::Record(io::FileSystem& fs,
@@ -179,9 +209,11 @@ Result<LedgerRef> FileLedger::Record(io::FileSystem& fs,
       ref_.files.empty() || ref_.files.size() > kMaxDeltas ||
       delta_entries_ - base_entries_ + added > std::max<int64_t>(base_entries_, 256);
   if (rebase) {
+    ++generation_;
     CDCLAKE_ASSIGN_OR_RETURN(std::string name, WriteFile(fs, "base", entries_));
     ref_.files = {name};
     base_entries_ = delta_entries_ = static_cast<int64_t>(entries_.size());
+    DeleteOldGenerations(fs);
   } else {
     CDCLAKE_ASSIGN_OR_RETURN(std::string name, WriteFile(fs, "delta", changed));
     ref_.files.push_back(name);

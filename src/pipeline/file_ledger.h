@@ -61,8 +61,10 @@ class FileLedger {
 
   /// Records `changed` (path -> entry): as a new delta file, or — when the deltas have grown to
   /// a fair share of the base, or number more than a few — as a new base holding everything.
-  /// Returns the ref naming the ledger with them, for the batch's position. Nothing is changed
-  /// or deleted: a ref recorded earlier still reads as it did.
+  /// Returns the ref naming the ledger with them, for the batch's position. Files are never
+  /// rewritten: a recent ref still reads as it did. Writing a new base deletes the files of
+  /// generations (a base and its deltas) more than two bases old, so the folder holds about
+  /// three copies of the ledger at most, however long the flow runs.
   Result<LedgerRef> Record(io::FileSystem& fs,
                            const std::unordered_map<std::string, LedgerEntry>& changed);
 
@@ -70,12 +72,14 @@ class FileLedger {
   Status ReadFile(const io::FileSystem& fs, const std::string& name);
   Result<std::string> WriteFile(io::FileSystem& fs, const std::string& kind,
                                 const std::unordered_map<std::string, LedgerEntry>& entries);
+  void DeleteOldGenerations(io::FileSystem& fs) const;
 
   std::string folder_;
   std::unordered_map<std::string, LedgerEntry> entries_;
   LedgerRef ref_;
   int64_t base_entries_ = 0;
   int64_t delta_entries_ = 0;
+  int64_t generation_ = 0;  // of the current base (file names start "g<generation>-")
 };
 
 }  // namespace cdclake::pipeline

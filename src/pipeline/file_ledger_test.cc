@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "io/memory_file_system.h"
 
 namespace cdclake::pipeline {
@@ -67,6 +69,47 @@ TEST(FileLedgerTest, CompactsIntoANewBaseNowAndThen) {
   ASSERT_TRUE(loaded.ok());
   EXPECT_EQ(loaded->size(), 100u);
   for (int i = 0; i < 100; ++i) ASSERT_NE(loaded->Find("/f" + std::to_string(i)), nullptr);
+}
+
+// However long a flow runs, the folder keeps the files of the last three bases: recent refs
+// (a batch or two behind, a table restored a little) load, older ones were deleted.
+TEST(FileLedgerTest, OldGenerationsAreDeletedWhenANewBaseIsWritten) {
+  io::MemoryFileSystem fs;
+  ASSERT_TRUE(fs.PutIfAbsent("l/0b0c-old.base.tsv", "cdclake-file-ledger\t1\n").ok());
+  FileLedger ledger("l");
+  std::vector<LedgerRef> refs;
+  size_t bases = 0;
+  for (int i = 0; i < 400; ++i) {
+    auto r = ledger.Record(fs, {{"/f" + std::to_string(i), Entry(i)}});
+    ASSERT_TRUE(r.ok());
+    if (r->files.size() == 1) ++bases;
+    refs.push_back(*r);
+  }
+  ASSERT_GE(bases, 5u);
+  auto listed = fs.List("l");
+  ASSERT_TRUE(listed.ok());
+  std::set<std::string> base_files;
+  for (const auto& f : *listed) {
+    if (f.path.find(".base.") != std::string::npos) base_files.insert(f.path);
+  }
+  EXPECT_EQ(base_files.size(), 3u);
+  EXPECT_LE(listed->size(), 3u * 18);
+  EXPECT_EQ(fs.Exists("l/0b0c-old.base.tsv").value(), false);  // from before generations
+  for (size_t back = 0; back < 3; ++back) {
+    auto recent = FileLedger::Load(fs, "l", refs[refs.size() - 1 - back]);
+    ASSERT_TRUE(recent.ok()) << back << ": " << recent.status().ToString();
+  }
+  EXPECT_EQ(FileLedger::Load(fs, "l", refs[0]).status().code(), StatusCode::kNotFound);
+  auto loaded = FileLedger::Load(fs, "l", refs.back());
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->size(), 400u);
+  // A loaded ledger goes on counting generations from its base's.
+  FileLedger resumed = std::move(loaded).value();
+  for (int i = 0; i < 400; ++i)
+    ASSERT_TRUE(resumed.Record(fs, {{"/g" + std::to_string(i), Entry(i)}}).ok());
+  listed = fs.List("l");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_LE(listed->size(), 3u * 18);
 }
 
 TEST(FileLedgerTest, AMissingFileItNamesIsAnErrorThatSaysWhatToDo) {
