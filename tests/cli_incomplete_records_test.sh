@@ -3,7 +3,8 @@
 # A CSV row cut short is pending, not quarantined, and arrives once its writer finishes it;
 # the same for a Debezium event cut in half in a bronze stream read by `cdclake run`; a CSV
 # sequence holding 10, 9 and n/a is a number (10 wins, n/a is quarantined naming the column and
-# the type); a JSON sequence that is a number in one event and a string in another likewise.
+# the type); a JSON sequence that is a number in one event and a string in another likewise; a
+# Parquet file without its footer yet is pending as a whole and read once finished.
 set -euo pipefail
 bin=$1
 work=$(mktemp -d)
@@ -82,5 +83,35 @@ printf '{"id":1,"v":"eleven","seq":"11"}\n' > later.jsonl
 out=$("$bin" apply --target j --keys id --sequence-by seq later.jsonl) || fail "later: $out"
 expect_eq "$("$bin" show j --format csv --columns id,v,seq)" 'id,v,seq
 1,eleven,11' "a later string sequence as a number: "
+
+# --- a Parquet file whose writer has not written its footer yet ---
+mkdir pland
+printf 'id,v,seq\n1,a,1\n2,b,2\n' > p1.csv
+printf 'id,v,seq\n3,c,3\n4,d,4\n' > p2.csv
+"$bin" apply --target pw1 --keys id --sequence-by seq p1.csv > /dev/null
+"$bin" apply --target pw2 --keys id --sequence-by seq p2.csv > /dev/null
+cp "$(find pw1 -name 'part-*.parquet' | head -1)" pland/a.parquet
+whole=$(find pw2 -name 'part-*.parquet' | head -1)
+size=$(stat -c %s "$whole")
+head -c $((size / 2)) "$whole" > pland/b.parquet
+papply() { "$bin" apply --target pt --keys id --sequence-by seq 'pland/*.parquet'; }
+out=$(papply) || fail "parquet apply with an unfinished file: $out"
+grep -q "/pland/b.parquet is not a whole Parquet file yet ($((size / 2)) bytes, no footer): read once its writer finishes it" <<<"$out" ||
+  fail "no pending line for the unfinished Parquet file: $out"
+expect_eq "$("$bin" show pt --format csv --order-by id)" 'id,v,seq
+1,a,1
+2,b,2' "rows before the Parquet file is finished: "
+cp "$whole" pland/b.parquet
+out=$(papply) || fail "parquet apply once finished: $out"
+grep -q 'not a whole Parquet file' <<<"$out" && fail "still pending: $out"
+expect_eq "$("$bin" show pt --format csv --order-by id)" 'id,v,seq
+1,a,1
+2,b,2
+3,c,3
+4,d,4' "rows once the Parquet file is finished: "
+# A file that does not start like Parquet is an error naming it, not pending.
+printf 'id,v\n' > pland/c.parquet
+if out=$(papply 2>&1); then fail "a non-Parquet .parquet file was accepted: $out"; fi
+grep -q "pland/c.parquet: not a Parquet file" <<<"$out" || fail "not-Parquet message: $out"
 
 echo "PASS"

@@ -14,6 +14,42 @@ namespace cdclake::sources {
 
 namespace {
 
+constexpr std::string_view kParquetMagic = "PAR1";
+
+// A Parquet file its writer has not finished: it starts like one (or is still empty) but has
+// no footer yet. It gives no rows and is pending as a whole, so a later run reads it once
+// complete; a file that does not start like Parquet is left to the reader's error.
+Result<std::optional<int64_t>> UnfinishedParquetSize(const io::FileSystem& fs,
+                                                     const std::string& path) {
+  CDCLAKE_ASSIGN_OR_RETURN(auto file, fs.OpenRead(path));
+  CDCLAKE_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  std::string head, tail;
+  if (size >= kParquetMagic.size()) {
+    CDCLAKE_RETURN_IF_ERROR(file->ReadAt(0, kParquetMagic.size(), &head));
+    if (head != kParquetMagic) return std::optional<int64_t>();
+  }
+  if (size >= 2 * kParquetMagic.size() + 4) {
+    CDCLAKE_RETURN_IF_ERROR(file->ReadAt(size - kParquetMagic.size(), kParquetMagic.size(), &tail));
+    if (tail == kParquetMagic) return std::optional<int64_t>();
+  }
+  return std::optional<int64_t>(static_cast<int64_t>(size));
+}
+
+class UnfinishedParquetSource final : public ChangeSource {
+ public:
+  UnfinishedParquetSource(std::string path, int64_t size)
+      : ChangeSource(SourceFormat::kParquet, std::move(path)), size_(size) {}
+  Result<std::optional<change::ChangeBatch>> Next() override {
+    return std::optional<change::ChangeBatch>();
+  }
+  std::optional<PendingRecord> Pending() const override {
+    return PendingRecord{1, 0, size_, /*whole_file=*/true};
+  }
+
+ private:
+  int64_t size_;
+};
+
 class FileChangeSource final : public ChangeSource {
  public:
   FileChangeSource(SourceFormat format, std::string path, std::unique_ptr<ChangeFileReader> reader)
@@ -129,6 +165,10 @@ const std::vector<std::string>& ChangeStreamColumns() {
 
 std::string DescribePending(const PendingFile& pending) {
   const PendingRecord& r = pending.record;
+  if (r.whole_file) {
+    return pending.file + " is not a whole Parquet file yet (" + std::to_string(r.bytes) +
+           " bytes, no footer): read once its writer finishes it";
+  }
   return "1 record pending in " + pending.file + " (line " + std::to_string(r.line) + ", byte " +
          std::to_string(r.byte_offset) + ", " + std::to_string(r.bytes) +
          " bytes so far, not whole yet): read once it is complete";
@@ -160,6 +200,11 @@ Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const
           std::make_unique<FileChangeSource>(format, path, std::move(reader)));
     }
     case SourceFormat::kParquet: {
+      CDCLAKE_ASSIGN_OR_RETURN(std::optional<int64_t> unfinished, UnfinishedParquetSize(fs, path));
+      if (unfinished) {
+        return std::unique_ptr<ChangeSource>(
+            std::make_unique<UnfinishedParquetSource>(path, *unfinished));
+      }
       ParquetChangeOptions parquet_options;
       parquet_options.schema = options.schema;
       parquet_options.batch_rows = options.batch_rows;

@@ -20,6 +20,9 @@ struct PendingRecord {
   int64_t line = 0;  // 1-based line (or record number) where it starts
   int64_t byte_offset = 0;
   int64_t bytes = 0;  // how many bytes of it are there so far
+  /// The whole file is pending: a Parquet file whose footer is not written yet (its rows are
+  /// only readable once it is).
+  bool whole_file = false;
 };
 
 /// A pending record and the file it is in, as run summaries report them.
