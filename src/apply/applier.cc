@@ -925,7 +925,9 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   }
   for (const auto& entry : index_batch.deletes) cache_.Erase(entry);
   trace.Mark("index");
-  CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target, version));
+  // The commit's own actions replayed onto the snapshot it was made from, not the whole log
+  // (its checkpoint holds every file of the table) read again.
+  CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::LoadAfter(fs_, *snapshot_, version));
   trace.Mark("snapshot");
 
   // Compaction every N commits when the table asks for it.
@@ -943,7 +945,8 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
         cache_.Clear();  // rows moved; the index has their new places
         CDCLAKE_RETURN_IF_ERROR(files_.Load(*index_));
         result.optimize_version = compacted.version;
-        CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::Load(fs_, flow_.target));
+        CDCLAKE_ASSIGN_OR_RETURN(snapshot_,
+                                 delta::Snapshot::LoadAfter(fs_, *snapshot_, *compacted.version));
       }
     }
   }
@@ -979,10 +982,13 @@ Result<std::unique_ptr<Applier>> Applier::Open(io::FileSystem& fs, FlowDefinitio
                                                ApplyOptions options) {
   while (flow.target.size() > 1 && flow.target.back() == '/') flow.target.pop_back();
   if (flow.target.empty()) return Status::InvalidArgument("the flow has no target folder");
-  std::shared_ptr<const delta::Snapshot> snapshot;
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, flow.target));
-  if (exists) {
-    CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, flow.target));
+  std::shared_ptr<const delta::Snapshot> snapshot = options.snapshot;
+  if (snapshot && snapshot->table_root() != flow.target) snapshot = nullptr;
+  if (!snapshot) {
+    CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, flow.target));
+    if (exists) {
+      CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, flow.target));
+    }
   }
   if (snapshot) {
     std::string keys = snapshot->Property(kKeysProperty);

@@ -12,6 +12,7 @@
 #include "apply/flow_definition.h"
 #include "base/result.h"
 #include "change/change_batch.h"
+#include "delta/snapshot.h"
 #include "io/file_system.h"
 #include "json/json.h"
 
@@ -29,6 +30,10 @@ struct ApplyOptions {
   /// Told one line when opening had to rebuild a missing or damaged `_cdclake/` (what was
   /// wrong, what was rebuilt, the purge horizon); default: printed to stderr.
   std::function<void(const std::string&)> notice;
+  /// The target's latest snapshot when the caller has just loaded it (spares Open a second
+  /// read of the log); ignored when it is of another table. A commit made since is found at
+  /// the first commit, as any concurrent writer's is.
+  std::shared_ptr<const delta::Snapshot> snapshot;
 };
 
 /// The numbers of one Apply call (SEMANTICS §8: read = applied + discarded + quarantined).

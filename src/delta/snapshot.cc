@@ -112,6 +112,13 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(const io::FileSystem& fs,
     last_mtime = commit.modification_time_ms;
   }
   CDCLAKE_RETURN_IF_ERROR(builder.Finish());
+  return Finalize(std::move(snap), last_ict, last_mtime);
+}
+
+Result<std::shared_ptr<const Snapshot>> Snapshot::Finalize(std::shared_ptr<Snapshot> snap,
+                                                           std::optional<int64_t> last_ict,
+                                                           int64_t last_mtime) {
+  const std::string& table_root = snap->table_root_;
   CDCLAKE_RETURN_IF_ERROR(CheckReadable(snap->protocol_).WithContext(table_root));
   bool ict = snap->Property("delta.enableInCommitTimestamps") == "true";
   snap->timestamp_ms_ = ict && last_ict ? *last_ict : last_mtime;
@@ -123,6 +130,50 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Load(const io::FileSystem& fs,
   }
   snap->column_mapping_mode_ = snap->Property("delta.columnMapping.mode", "none");
   return std::shared_ptr<const Snapshot>(std::move(snap));
+}
+
+Result<std::shared_ptr<const Snapshot>> Snapshot::LoadAfter(const io::FileSystem& fs,
+                                                            const Snapshot& base,
+                                                            std::optional<int64_t> version) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<LogFile> commits, ListCommits(fs, base.table_root_));
+  std::vector<const LogFile*> after;
+  for (const LogFile& c : commits) {
+    if (c.version > base.version_ && (!version || c.version <= *version)) after.push_back(&c);
+  }
+  std::sort(after.begin(), after.end(),
+            [](const LogFile* a, const LogFile* b) { return a->version < b->version; });
+  // Every commit from the base on must be there (log cleanup may have removed some: then the
+  // table is replayed from its checkpoint as usual).
+  const bool contiguous =
+      !after.empty() && (!version || after.back()->version == *version) &&
+      after.back()->version - after.front()->version + 1 == static_cast<int64_t>(after.size()) &&
+      after.front()->version == base.version_ + 1;
+  if (!contiguous) return Load(fs, base.table_root_, version);
+  auto snap = std::make_shared<Snapshot>();
+  snap->table_root_ = base.table_root_;
+  snap->version_ = after.back()->version;
+  SnapshotBuilder builder(snap.get());
+  builder.Apply(Protocol(base.protocol_));
+  builder.Apply(Metadata(base.metadata_));
+  for (const Add& a : base.files_) builder.Apply(Add(a));
+  for (const Remove& r : base.tombstones_) builder.Apply(Remove(r));
+  snap->txns_ = base.txns_;
+  snap->domains_ = base.domains_;
+  std::optional<int64_t> last_ict;
+  int64_t last_mtime = base.timestamp_ms_;
+  for (const LogFile* commit : after) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::string content, fs.ReadFile(commit->path));
+    auto actions = ParseActions(content);
+    if (!actions.ok()) return actions.status().WithContext(commit->path);
+    last_ict.reset();
+    for (Action& a : *actions) {
+      if (const auto* ci = std::get_if<CommitInfo>(&a)) last_ict = ci->in_commit_timestamp;
+      builder.Apply(std::move(a));
+    }
+    last_mtime = commit->modification_time_ms;
+  }
+  CDCLAKE_RETURN_IF_ERROR(builder.Finish());
+  return Finalize(std::move(snap), last_ict, last_mtime);
 }
 
 Result<std::shared_ptr<const Snapshot>> Snapshot::LoadAsOf(const io::FileSystem& fs,

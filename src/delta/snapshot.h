@@ -25,6 +25,13 @@ class Snapshot {
   static Result<std::shared_ptr<const Snapshot>> Load(
       const io::FileSystem& fs, const std::string& table_root,
       std::optional<int64_t> version = std::nullopt);
+  /// The snapshot at `version` (default: the latest) of `base`'s table, by replaying only the
+  /// commits after `base` onto it: what a writer does after its own commit instead of reading
+  /// the checkpoint and every commit since again. The same result as Load; Load itself when a
+  /// commit after `base` is missing (log cleanup). REQUIRES: `version`, if given, > base's.
+  static Result<std::shared_ptr<const Snapshot>> LoadAfter(
+      const io::FileSystem& fs, const Snapshot& base,
+      std::optional<int64_t> version = std::nullopt);
   /// The latest version whose commit timestamp is at or before `timestamp_ms`.
   static Result<std::shared_ptr<const Snapshot>> LoadAsOf(const io::FileSystem& fs,
                                                           const std::string& table_root,
@@ -67,6 +74,11 @@ class Snapshot {
   std::vector<Remove> tombstones_;
   std::map<std::string, Txn> txns_;
   std::map<std::string, DomainMetadata> domains_;
+
+  // Checks and derived fields once the actions are in (Load, LoadAfter).
+  static Result<std::shared_ptr<const Snapshot>> Finalize(std::shared_ptr<Snapshot> snap,
+                                                          std::optional<int64_t> last_ict,
+                                                          int64_t last_mtime);
 
   friend class SnapshotBuilder;
 };

@@ -136,6 +136,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   apply_options.quarantine_table = qtable;
   apply_options.clock = options.clock;
   apply_options.persistent_index = options.persistent_index;
+  apply_options.snapshot = target;
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<apply::Applier> applier,
                            apply::Applier::Open(fs, flow, apply_options));
   int64_t last_version = applier->version();
