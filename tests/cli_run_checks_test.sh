@@ -70,6 +70,21 @@ expect_in "$("$bin" run stream_of_scd1.sql --dry-run 2>&1 || true)" \
 expect_in "$("$bin" run snapshot_of_table.sql --dry-run 2>&1 || true)" \
   "AUTO CDC FROM SNAPSHOT reads files" "snapshot of a table: "
 
+# A source that cannot be read is its own flow's failure at run time (exit code 1), not a
+# planning error that stops the other flows.
+cat >missing_source.sql <<'SQL'
+CREATE OR REFRESH STREAMING TABLE s.gone;
+CREATE FLOW g AS AUTO CDC INTO s.gone
+FROM STREAM(read_files('land/missing.csv', format => 'csv')) KEYS (id) SEQUENCE BY _seq;
+CREATE OR REFRESH STREAMING TABLE s.here;
+CREATE FLOW h AS AUTO CDC INTO s.here
+FROM STREAM(read_files('land/*.csv', format => 'csv')) KEYS (id) SEQUENCE BY _seq;
+SQL
+rc=0; out=$("$bin" run missing_source.sql --warehouse lake4 2>&1) || rc=$?
+expect_eq "$rc" 1 "a missing source: exit code: "
+expect_in "$out" "flow g failed" "a missing source: "
+[ -d lake4/s/here/_delta_log ] || fail "a missing source stopped the other flow: $out"
+
 # 4. SET: keys cdclake reads take effect, others are a warning line.
 cat >settings.sql <<'SQL'
 SET spark.databricks.delta.properties.defaults.enableChangeDataFeed = true;

@@ -287,17 +287,14 @@ Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecu
   return Status::OK();
 }
 
-}  // namespace
-
-Status CheckNewFlowColumns(io::FileSystem& fs, const FlowPlan& flow) {
-  if (flow.kind != FlowPlan::Kind::kAutoCdc) return Status::OK();
-  CDCLAKE_ASSIGN_OR_RETURN(bool target_exists, delta::TableExists(fs, flow.target_folder));
-  if (target_exists) return Status::OK();
+// The first rows the flow's source holds now, through its views; nullopt when there are none
+// or they cannot be read yet (the run reports that for this flow alone).
+Result<std::optional<change::ChangeBatch>> PeekSource(io::FileSystem& fs, const FlowPlan& flow) {
   constexpr int64_t kPeekRows = 1000;
   std::unique_ptr<BatchSource> source;
   if (flow.source.kind == SourcePlan::Kind::kTable) {
     CDCLAKE_ASSIGN_OR_RETURN(bool upstream, delta::TableExists(fs, flow.source.table_folder));
-    if (!upstream) return Status::OK();
+    if (!upstream) return std::optional<change::ChangeBatch>();
     CDCLAKE_ASSIGN_OR_RETURN(
         source,
         OpenTableSource(fs, flow.source.table, flow.source.table_folder, json::Json(), kPeekRows));
@@ -309,10 +306,23 @@ Status CheckNewFlowColumns(io::FileSystem& fs, const FlowPlan& flow) {
                              OpenFileSource(fs, flow.source, target, &flow.flow, kPeekRows));
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<InputBatch> input, source->Next());
-  if (!input || input->rows.rows.num_rows() == 0) return Status::OK();
+  if (!input || input->rows.rows.num_rows() == 0) return std::optional<change::ChangeBatch>();
   CDCLAKE_ASSIGN_OR_RETURN(change::ChangeBatch rows, Transform(flow, std::move(input->rows)));
-  if (rows.rows.num_rows() == 0) return Status::OK();
-  Status s = apply::CheckFirstBatchColumns(flow.flow, rows);
+  if (rows.rows.num_rows() == 0) return std::optional<change::ChangeBatch>();
+  return std::optional<change::ChangeBatch>(std::move(rows));
+}
+
+}  // namespace
+
+Status CheckNewFlowColumns(io::FileSystem& fs, const FlowPlan& flow) {
+  if (flow.kind != FlowPlan::Kind::kAutoCdc) return Status::OK();
+  CDCLAKE_ASSIGN_OR_RETURN(bool target_exists, delta::TableExists(fs, flow.target_folder));
+  if (target_exists) return Status::OK();
+  // A source that is missing or unreadable is this flow's failure at run time, not a reason
+  // to stop the other flows: only the column checks are made here.
+  Result<std::optional<change::ChangeBatch>> rows = PeekSource(fs, flow);
+  if (!rows.ok() || !*rows) return Status::OK();
+  Status s = apply::CheckFirstBatchColumns(flow.flow, **rows);
   if (s.ok()) return s;
   return Status::InvalidArgument("flow " + flow.name + ": " + s.message());
 }

@@ -67,7 +67,8 @@ struct FlowOutcome {
 /// IGNORE NULL UPDATES, keys, sequence, conditions), checked on the first rows its source holds
 /// now (files read from the start, or an existing upstream table), nothing written.
 /// kInvalidArgument "flow NAME: ..." as the run would fail; OK when the target exists, the
-/// source has no rows yet, or its upstream table does not exist yet.
+/// source has no rows yet, its upstream table does not exist yet, or it cannot be read (a
+/// missing file is that flow's failure at run time, not a reason to stop the others).
 Status CheckNewFlowColumns(io::FileSystem& fs, const FlowPlan& flow);
 
 /// Runs `flow` once. `outcome` holds what was done, also when an error stops it.
