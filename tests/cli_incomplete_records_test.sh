@@ -109,6 +109,24 @@ expect_eq "$("$bin" show pt --format csv --order-by id)" 'id,v,seq
 2,b,2
 3,c,3
 4,d,4' "rows once the Parquet file is finished: "
+# A snapshot still being written is not applied: its missing rows would read as deletes.
+mkdir snapin
+cp pland/a.parquet snapin/snap_1.parquet
+head -c $((size / 2)) "$whole" > snapin/snap_2.parquet
+if out=$("$bin" apply --target st --keys id --from-snapshots snapin 2>&1); then
+  fail "an unfinished snapshot was applied: $out"
+fi
+grep -q "snapin/snap_2.parquet is not a whole Parquet file yet .*snapshot 2 is not applied until it is whole" <<<"$out" ||
+  fail "unfinished snapshot message: $out"
+expect_eq "$("$bin" show st --format csv --order-by id)" 'id,v,seq
+1,a,1
+2,b,2' "rows after an unfinished snapshot: "
+cp "$whole" snapin/snap_2.parquet
+"$bin" apply --target st --keys id --from-snapshots snapin > /dev/null || fail "the finished snapshot"
+expect_eq "$("$bin" show st --format csv --order-by id)" 'id,v,seq
+3,c,3
+4,d,4' "rows once the snapshot is finished: "
+
 # A file that does not start like Parquet is an error naming it, not pending.
 printf 'id,v\n' > pland/c.parquet
 if out=$(papply 2>&1); then fail "a non-Parquet .parquet file was accepted: $out"; fi
