@@ -344,9 +344,12 @@ Result<LedgerRef> LedgerTracker::Record(io::FileSystem& fs, const std::vector<Ru
     LedgerEntry e;
     e.size = p.size;
     e.mtime_ms = p.mtime_ms;
-    e.done = done;
+    // A file that ended in a pending (not yet whole) record is never "read whole": its writer
+    // may finish it between the reader's look and the size taken here, and a file that then
+    // keeps that size would be skipped for ever. The next run reads on from the record.
+    e.done = done && !p.pending;
     if (done) {
-      // A pending (not yet whole) last record is not consumed: it is read once complete.
+      // A pending last record is not consumed: it is read once complete.
       e.consumed = p.pending ? p.pending_at : p.read_to;
       e.unterminated_last = p.unterminated_last;
     } else {
