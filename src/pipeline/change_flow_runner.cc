@@ -85,6 +85,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   const std::optional<change::SourcePosition> quarantined_before = resume.quarantined_before;
   summary->resumed_from = resume.resumed_from;
   summary->warnings = resume.warnings;
+  resume.ledger.DeleteOldGenerations(fs);
   LedgerTracker tracker(std::move(resume.ledger), std::move(resume.seed));
 
   // Every file to read is opened (and checked against the flow) before anything is written;

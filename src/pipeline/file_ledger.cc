@@ -16,10 +16,11 @@ constexpr std::string_view kHeader = "cdclake-file-ledger\t1\n";
 // More deltas than this, or more delta entries than the base holds, and the next write is a
 // new base: a load reads at most about twice the entries there are.
 constexpr size_t kMaxDeltas = 16;
-// Generations (a base and the deltas written on it) kept besides the newest: the position a
-// commit names may be a batch or two behind the ledger's newest ref (a batch is read ahead
-// while the one before it commits), and a table restored a little way back still finds its
-// ledger. Older generations are deleted when a new base is written.
+// Generations (a base and the deltas written on it) kept below the one a committed position
+// names: a table restored a little way back still finds its ledger. Older ones are deleted
+// when a run resumes from a committed position (never while batches record refs that may not
+// be committed: a run of batches that change nothing moves no position however many bases
+// it writes).
 constexpr int64_t kKeptGenerations = 2;
 
 // The generation a ledger file belongs to: "g<N>-<uuid>.<kind>.tsv"; 0 for names without it
@@ -213,7 +214,6 @@ Result<LedgerRef> FileLedger::Record(io::FileSystem& fs,
     CDCLAKE_ASSIGN_OR_RETURN(std::string name, WriteFile(fs, "base", entries_));
     ref_.files = {name};
     base_entries_ = delta_entries_ = static_cast<int64_t>(entries_.size());
-    DeleteOldGenerations(fs);
   } else {
     CDCLAKE_ASSIGN_OR_RETURN(std::string name, WriteFile(fs, "delta", changed));
     ref_.files.push_back(name);

@@ -59,12 +59,16 @@ class FileLedger {
   size_t size() const { return entries_.size(); }
   const LedgerRef& ref() const { return ref_; }
 
+  /// Once loaded from the ref a committed position names: deletes the files of generations
+  /// (a base and its deltas) more than two bases older than that ref's, so the folder holds
+  /// about three copies of the ledger however long the flow runs. Best effort (a file left
+  /// behind costs space only).
+  void DeleteOldGenerations(io::FileSystem& fs) const;
+
   /// Records `changed` (path -> entry): as a new delta file, or — when the deltas have grown to
   /// a fair share of the base, or number more than a few — as a new base holding everything.
   /// Returns the ref naming the ledger with them, for the batch's position. Files are never
-  /// rewritten: a recent ref still reads as it did. Writing a new base deletes the files of
-  /// generations (a base and its deltas) more than two bases old, so the folder holds about
-  /// three copies of the ledger at most, however long the flow runs.
+  /// rewritten or deleted: a ref recorded earlier still reads as it did.
   Result<LedgerRef> Record(io::FileSystem& fs,
                            const std::unordered_map<std::string, LedgerEntry>& changed);
 
@@ -72,7 +76,6 @@ class FileLedger {
   Status ReadFile(const io::FileSystem& fs, const std::string& name);
   Result<std::string> WriteFile(io::FileSystem& fs, const std::string& kind,
                                 const std::unordered_map<std::string, LedgerEntry>& entries);
-  void DeleteOldGenerations(io::FileSystem& fs) const;
 
   std::string folder_;
   std::unordered_map<std::string, LedgerEntry> entries_;

@@ -71,9 +71,23 @@ TEST(FileLedgerTest, CompactsIntoANewBaseNowAndThen) {
   for (int i = 0; i < 100; ++i) ASSERT_NE(loaded->Find("/f" + std::to_string(i)), nullptr);
 }
 
-// However long a flow runs, the folder keeps the files of the last three bases: recent refs
-// (a batch or two behind, a table restored a little) load, older ones were deleted.
-TEST(FileLedgerTest, OldGenerationsAreDeletedWhenANewBaseIsWritten) {
+TEST(FileLedgerTest, AMissingFileItNamesIsAnErrorThatSaysWhatToDo) {
+  io::MemoryFileSystem fs;
+  FileLedger ledger("l");
+  auto ref = ledger.Record(fs, {{"/a", Entry(1)}});
+  ASSERT_TRUE(ref.ok());
+  ASSERT_TRUE(fs.Delete("l/" + ref->files[0]).ok());
+  auto loaded = FileLedger::Load(fs, "l", *ref);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("file ledger"), std::string::npos)
+      << loaded.status().ToString();
+}
+
+// Resuming from a committed ref deletes the generations more than two bases older than it:
+// the folder keeps about three copies however long the flow runs, recent refs load, older
+// ones are gone. Recording never deletes (batches that commit nothing record refs too, and the
+// committed position may be many bases behind them).
+TEST(FileLedgerTest, ResumingDeletesGenerationsOlderThanTheCommittedRef) {
   io::MemoryFileSystem fs;
   ASSERT_TRUE(fs.PutIfAbsent("l/0b0c-old.base.tsv", "cdclake-file-ledger\t1\n").ok());
   FileLedger ledger("l");
@@ -86,42 +100,33 @@ TEST(FileLedgerTest, OldGenerationsAreDeletedWhenANewBaseIsWritten) {
     refs.push_back(*r);
   }
   ASSERT_GE(bases, 5u);
-  auto listed = fs.List("l");
-  ASSERT_TRUE(listed.ok());
-  std::set<std::string> base_files;
-  for (const auto& f : *listed) {
-    if (f.path.find(".base.") != std::string::npos) base_files.insert(f.path);
-  }
-  EXPECT_EQ(base_files.size(), 3u);
-  EXPECT_LE(listed->size(), 3u * 18);
+  auto count_bases = [&]() {
+    size_t n = 0;
+    std::vector<io::FileInfo> listed = fs.List("l").value();
+    for (const auto& f : listed) n += f.path.find(".base.") != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(count_bases(), bases + 1);  // nothing deleted while recording
+  // Committed far behind (batches that changed nothing): its generation and newer stay.
+  const LedgerRef& committed = refs[refs.size() / 2];
+  auto behind = FileLedger::Load(fs, "l", committed);
+  ASSERT_TRUE(behind.ok());
+  behind->DeleteOldGenerations(fs);
+  ASSERT_TRUE(FileLedger::Load(fs, "l", committed).ok());
+  ASSERT_TRUE(FileLedger::Load(fs, "l", refs.back()).ok());
   EXPECT_EQ(fs.Exists("l/0b0c-old.base.tsv").value(), false);  // from before generations
+  // Committed at the newest: three bases left, recent refs load, the oldest is gone.
+  auto loaded = FileLedger::Load(fs, "l", refs.back());
+  ASSERT_TRUE(loaded.ok());
+  loaded->DeleteOldGenerations(fs);
+  EXPECT_EQ(count_bases(), 3u);
+  EXPECT_LE(fs.List("l").value().size(), 3u * 18);
   for (size_t back = 0; back < 3; ++back) {
     auto recent = FileLedger::Load(fs, "l", refs[refs.size() - 1 - back]);
     ASSERT_TRUE(recent.ok()) << back << ": " << recent.status().ToString();
   }
   EXPECT_EQ(FileLedger::Load(fs, "l", refs[0]).status().code(), StatusCode::kNotFound);
-  auto loaded = FileLedger::Load(fs, "l", refs.back());
-  ASSERT_TRUE(loaded.ok());
-  EXPECT_EQ(loaded->size(), 400u);
-  // A loaded ledger goes on counting generations from its base's.
-  FileLedger resumed = std::move(loaded).value();
-  for (int i = 0; i < 400; ++i)
-    ASSERT_TRUE(resumed.Record(fs, {{"/g" + std::to_string(i), Entry(i)}}).ok());
-  listed = fs.List("l");
-  ASSERT_TRUE(listed.ok());
-  EXPECT_LE(listed->size(), 3u * 18);
-}
-
-TEST(FileLedgerTest, AMissingFileItNamesIsAnErrorThatSaysWhatToDo) {
-  io::MemoryFileSystem fs;
-  FileLedger ledger("l");
-  auto ref = ledger.Record(fs, {{"/a", Entry(1)}});
-  ASSERT_TRUE(ref.ok());
-  ASSERT_TRUE(fs.Delete("l/" + ref->files[0]).ok());
-  auto loaded = FileLedger::Load(fs, "l", *ref);
-  ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.status().message().find("file ledger"), std::string::npos)
-      << loaded.status().ToString();
+  EXPECT_EQ(FileLedger::Load(fs, "l", refs.back())->size(), 400u);
 }
 
 }  // namespace
