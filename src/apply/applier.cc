@@ -555,6 +555,26 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     not_null = NotNullViolations(rows, *flow_.declared_schema, batch.unchanged, keeps_on_null);
   }
 
+  // String partition columns: Delta's partitionValues cannot tell an empty string from NULL
+  // (both read back as NULL, as Spark writes them), so an upsert holding "" there would read
+  // back other than it was applied (and a key that is a partition column could no longer be
+  // found). Such rows are quarantined.
+  std::vector<std::pair<int, std::string>> string_partitions;
+  for (const std::string& p :
+       snapshot_ ? snapshot_->metadata().partition_columns : flow_.partition_columns) {
+    int i = rows.schema().FieldIndex(p);
+    if (i >= 0 && rows.schema().field(i).type->id() == data::TypeId::kString) {
+      string_partitions.emplace_back(i, p);
+    }
+  }
+  auto empty_partition_value = [&](int64_t r) -> std::optional<std::string> {
+    for (const auto& [i, name] : string_partitions) {
+      const data::Column& c = rows.column(i);
+      if (!c.IsNull(r) && c.StringAt(r).empty()) return name;
+    }
+    return std::nullopt;
+  };
+
   // Events, with invalid rows sent to quarantine.
   std::vector<PendingEvent> events;
   std::vector<std::pair<std::string, int64_t>> truncates;  // sequence, row
@@ -578,6 +598,17 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     if (!is_delete[r] && !not_null.empty() && !not_null[r].empty()) {
       CDCLAKE_RETURN_IF_ERROR(Quarantine(batch, r, std::move(not_null[r]), &quarantined));
       continue;
+    }
+    if (!is_delete[r] && !string_partitions.empty()) {
+      if (auto name = empty_partition_value(r)) {
+        CDCLAKE_RETURN_IF_ERROR(Quarantine(
+            batch, r,
+            "partition column '" + *name +
+                "' holds an empty string, which a Delta partition value cannot tell from NULL; "
+                "send NULL or a value",
+            &quarantined));
+        continue;
+      }
     }
     PendingEvent e;
     e.key = layout_.EncodeKey(rows, r);
