@@ -234,10 +234,15 @@ class Planner {
     if (def.partition_columns.empty() || !def.declared_schema) return Status::OK();
     std::vector<data::Field> fields = def.declared_schema->fields();
     if (def.scd_type == apply::ScdType::kType2) {
+      // Undeclared bounds have the sequence's type: a STRUCT for SEQUENCE BY STRUCT(...), else
+      // a primitive (which one the source decides; any will do for this check).
+      data::TypePtr bound_type =
+          def.sequence_is_struct || def.sequence_by.size() > 1
+              ? data::DataType::Struct({{def.sequence_by.empty() ? "s" : def.sequence_by[0],
+                                         data::DataType::Int64(), true}})
+              : data::DataType::Int64();
       for (const char* bound : {"__START_AT", "__END_AT"}) {
-        if (def.declared_schema->FieldIndex(bound) < 0) {
-          fields.push_back({bound, data::DataType::Int64(), true});
-        }
+        if (def.declared_schema->FieldIndex(bound) < 0) fields.push_back({bound, bound_type, true});
       }
     }
     Status s = apply::CheckPartitionColumns(def, data::Schema(fields));

@@ -420,6 +420,14 @@ TEST(PipelinePlanTest, PartitionColumnNotDeclaredFailsPlanning) {
       "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(read_files('/in', format => 'csv')) "
       "KEYS (id) SEQUENCE BY seq;";
   EXPECT_NE(PlanError(scd1).find("PARTITIONED BY names column '__END_AT'"), std::string::npos);
+  // SCD2 bounds of a STRUCT sequence are STRUCTs, which Delta does not partition by.
+  const std::string by_struct =
+      "CREATE STREAMING TABLE t (id INT) PARTITIONED BY (__END_AT);\n"
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(read_files('/in', format => 'csv')) "
+      "KEYS (id) SEQUENCE BY STRUCT(a, b) STORED AS SCD TYPE 2;";
+  EXPECT_NE(PlanError(by_struct).find("PARTITIONED BY column '__END_AT' is struct"),
+            std::string::npos)
+      << PlanError(by_struct);
 }
 
 TEST(PipelinePlanTest, UndefinedTargetIsNamedWithItsPosition) {
