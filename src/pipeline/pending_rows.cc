@@ -36,7 +36,10 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
   }
   for (size_t j = 0; j < fields_.size(); ++j) {
     int k = in.schema().FieldIndex(fields_[j].name);
-    if (k >= 0) {
+    if (k >= 0 && rows_ == 0) {
+      // The first rows held: taken over, not copied (a batch of one file is usually whole).
+      columns_[j] = std::move(batch.rows.mutable_column(static_cast<size_t>(k)));
+    } else if (k >= 0) {
       columns_[j].AppendColumn(in.column(static_cast<size_t>(k)));
     } else {
       columns_[j].AppendColumn(data::Column::Repeat(fields_[j].type, data::Value::Null(), n));
@@ -51,10 +54,15 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
       marks.resize(marks.size() + static_cast<size_t>(n), 0);
     }
   }
+  if (positions_.empty()) {
+    points_.reserve(static_cast<size_t>(n));
+    positions_.reserve(static_cast<size_t>(n));
+    raw_.reserve(static_cast<size_t>(n));
+  }
   for (int64_t r = 0; r < n; ++r) {
     auto i = static_cast<size_t>(r);
     change::SourcePosition pos =
-        i < batch.positions.size() ? batch.positions[i] : change::SourcePosition{};
+        i < batch.positions.size() ? std::move(batch.positions[i]) : change::SourcePosition{};
     if (pos.file.empty()) pos.file = file;
     points_.push_back({file_index, pos.byte_offset});
     positions_.push_back(std::move(pos));
