@@ -4,16 +4,33 @@
 #include "sources/debezium/debezium_reader.h"
 
 #include <algorithm>
+#include <mutex>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "sources/debezium/debezium_range_internal.h"
 #include "sources/debezium/event_decoder_internal.h"
 #include "sources/debezium/record_framer_internal.h"
 #include "sources/files/chunked_input_internal.h"
 #include "sources/files/record_tail_internal.h"
 
 namespace cdclake::sources {
+
+namespace internal {
+
+class ObservationPass {
+ public:
+  std::once_flag once;
+  Status status;
+  std::unique_ptr<EventDecoder> observer;
+};
+
+std::shared_ptr<ObservationPass> NewObservationPass() {
+  return std::make_shared<ObservationPass>();
+}
+
+}  // namespace internal
 
 namespace {
 
@@ -82,13 +99,15 @@ Result<bool> ReadStep(RecordFramer& framer, EventDecoder& decoder, Step* step) {
 class DebeziumReaderImpl final : public DebeziumReader {
  public:
   DebeziumReaderImpl(ChunkedInput input, ChunkedInput observe_input, std::string path,
-                     DebeziumOptions options)
-      : input_(std::move(input)),
+                     DebeziumOptions options, int64_t first_line,
+                     std::shared_ptr<internal::ObservationPass> pass)
+      : pass_(std::move(pass)),
+        input_(std::move(input)),
         observe_input_(std::move(observe_input)),
         path_(std::move(path)),
         options_(std::move(options)),
         tail_(options_.unterminated_last) {
-    framer_ = std::make_unique<RecordFramer>(&input_);
+    framer_ = std::make_unique<RecordFramer>(&input_, first_line);
     decoder_ = std::make_unique<EventDecoder>(options_, EventDecoder::Mode::kDecode);
   }
 
@@ -101,16 +120,29 @@ class DebeziumReaderImpl final : public DebeziumReader {
   // The first pass, over the whole file through its own input: the types of columns no schema
   // names, for records without a schema part (events with one never need it).
   Status Observe() {
+    if (pass_ == nullptr) {
+      auto observer = std::make_unique<EventDecoder>(options_, EventDecoder::Mode::kObserve);
+      CDCLAKE_RETURN_IF_ERROR(RunFirstPass(observer.get()));
+      decoder_->AdoptObservations(std::move(*observer));
+      return Status::OK();
+    }
+    std::call_once(pass_->once, [this] {
+      pass_->observer = std::make_unique<EventDecoder>(options_, EventDecoder::Mode::kObserve);
+      pass_->status = RunFirstPass(pass_->observer.get());
+    });
+    CDCLAKE_RETURN_IF_ERROR(pass_->status);
+    decoder_->AdoptObservations(*pass_->observer);
+    return Status::OK();
+  }
+  Status RunFirstPass(EventDecoder* observer) {
     RecordFramer framer(&observe_input_);
-    EventDecoder observer(options_, EventDecoder::Mode::kObserve);
     Step step;
     for (;;) {
-      CDCLAKE_ASSIGN_OR_RETURN(bool more, ReadStep(framer, observer, &step));
+      CDCLAKE_ASSIGN_OR_RETURN(bool more, ReadStep(framer, *observer, &step));
       if (!more || step.pending) break;
-      if (step.outcome != Outcome::kSyntaxError) framer.Consume(observer.consumed());
+      if (step.outcome != Outcome::kSyntaxError) framer.Consume(observer->consumed());
     }
     observe_input_.Rewind();
-    decoder_->AdoptObservations(std::move(observer));
     return Status::OK();
   }
   void BeginBatch();
@@ -126,6 +158,7 @@ class DebeziumReaderImpl final : public DebeziumReader {
               std::string reason);
   change::ChangeBatch FinishBatch();
 
+  std::shared_ptr<internal::ObservationPass> pass_;  // shared with the other half's reader
   ChunkedInput input_;
   ChunkedInput observe_input_;  // the first pass's
   std::string path_;
@@ -381,18 +414,44 @@ Result<std::optional<change::ChangeBatch>> DebeziumReaderImpl::Next() {
   return std::optional<change::ChangeBatch>(FinishBatch());
 }
 
-}  // namespace
-
-Result<std::unique_ptr<DebeziumReader>> DebeziumReader::Open(io::FileSystem& fs, std::string path,
-                                                             DebeziumOptions options) {
+Status CheckOptions(const DebeziumOptions& options) {
   if (options.batch_rows <= 0) return Status::InvalidArgument("batch_rows must be positive");
   if (options.sequence_path.has_value() && options.sequence_path->empty()) {
     return Status::InvalidArgument("sequence_path is empty");
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+namespace internal {
+
+Result<std::unique_ptr<DebeziumReader>> OpenDebeziumRange(io::FileSystem& fs, std::string path,
+                                                          DebeziumOptions options, uint64_t begin,
+                                                          uint64_t end, int64_t first_line,
+                                                          std::shared_ptr<ObservationPass> pass) {
+  CDCLAKE_RETURN_IF_ERROR(CheckOptions(options));
+  CDCLAKE_ASSIGN_OR_RETURN(ChunkedInput input,
+                           ChunkedInput::OpenRange(fs, path, kChunkBytes, begin, end));
+  // The first pass infers types from the whole file, as the reader of the whole file does.
+  CDCLAKE_ASSIGN_OR_RETURN(ChunkedInput observe_input, ChunkedInput::Open(fs, path, kChunkBytes));
+  return std::unique_ptr<DebeziumReader>(std::make_unique<DebeziumReaderImpl>(
+      std::move(input), std::move(observe_input), std::move(path), std::move(options), first_line,
+      std::move(pass)));
+}
+
+}  // namespace internal
+
+Result<std::unique_ptr<DebeziumReader>> DebeziumReader::Open(io::FileSystem& fs, std::string path,
+                                                             DebeziumOptions options) {
+  CDCLAKE_RETURN_IF_ERROR(CheckOptions(options));
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<DebeziumReader> split,
+                           internal::OpenSplitDebeziumReader(fs, path, options));
+  if (split != nullptr) return split;
   CDCLAKE_ASSIGN_OR_RETURN(ChunkedInput input, ChunkedInput::Open(fs, path, kChunkBytes));
   CDCLAKE_ASSIGN_OR_RETURN(ChunkedInput observe_input, ChunkedInput::Open(fs, path, kChunkBytes));
   return std::unique_ptr<DebeziumReader>(std::make_unique<DebeziumReaderImpl>(
-      std::move(input), std::move(observe_input), std::move(path), std::move(options)));
+      std::move(input), std::move(observe_input), std::move(path), std::move(options), 1, nullptr));
 }
 
 }  // namespace cdclake::sources

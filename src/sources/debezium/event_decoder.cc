@@ -105,6 +105,13 @@ void EventDecoder::AdoptObservations(EventDecoder&& observer) {
   for (DebeziumColumn& column : columns_) SettleColumn(&column);
 }
 
+void EventDecoder::AdoptObservations(const EventDecoder& observer) {
+  observers_ = observer.observers_;
+  path_spec_ = observer.path_observer_.Spec();
+  observed_ = true;
+  for (DebeziumColumn& column : columns_) SettleColumn(&column);
+}
+
 void EventDecoder::SettleColumn(DebeziumColumn* column) const {
   const data::Field* field = FindSchemaField(options_.schema, column->key);
   auto observed = observers_.find(column->key);

@@ -100,6 +100,8 @@ class EventDecoder {
 
   /// kObserve: hands the inference over to a kDecode decoder (whose columns so far take it).
   void AdoptObservations(EventDecoder&& observer);
+  /// The same, copying (one first pass shared by the readers of a file's two halves).
+  void AdoptObservations(const EventDecoder& observer);
   /// Whether AdoptObservations was called.
   bool observed() const { return observed_; }
 

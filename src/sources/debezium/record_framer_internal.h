@@ -34,6 +34,9 @@ class RecordFramer {
   static constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
   explicit RecordFramer(ChunkedInput* input) : input_(input) {}
+  /// For an input that starts inside a file (ChunkedInput::OpenRange, at a line's start):
+  /// `first_line` is that line's number.
+  RecordFramer(ChunkedInput* input, int64_t first_line) : input_(input), line_(first_line) {}
 
   /// The next record; false at the end of the file. Until Consume or Skip, calling Next again
   /// returns the same record. A line longer than kMaxLineBytes (a whole JSON array on one

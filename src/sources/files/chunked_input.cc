@@ -10,7 +10,17 @@ Result<ChunkedInput> ChunkedInput::Open(const io::FileSystem& fs, const std::str
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs.OpenRead(path));
   CDCLAKE_ASSIGN_OR_RETURN(uint64_t size, file->Size());
   return ChunkedInput(std::move(file), size,
-                      static_cast<uint64_t>(std::max<int64_t>(chunk_bytes, 1)));
+                      static_cast<uint64_t>(std::max<int64_t>(chunk_bytes, 1)), 0);
+}
+
+Result<ChunkedInput> ChunkedInput::OpenRange(const io::FileSystem& fs, const std::string& path,
+                                             int64_t chunk_bytes, uint64_t begin, uint64_t end) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs.OpenRead(path));
+  CDCLAKE_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  end = std::min(end, size);
+  return ChunkedInput(std::move(file), end,
+                      static_cast<uint64_t>(std::max<int64_t>(chunk_bytes, 1)),
+                      std::min(begin, end));
 }
 
 Status ChunkedInput::ReadMore() {
@@ -47,8 +57,8 @@ Status ChunkedInput::ReadMore() {
 void ChunkedInput::Rewind() {
   buffer_.clear();
   consumed_ = 0;
-  buffer_offset_ = 0;
-  read_end_ = 0;
+  buffer_offset_ = begin_;
+  read_end_ = begin_;
 }
 
 Status ChunkedInput::SkipByteOrderMark() {

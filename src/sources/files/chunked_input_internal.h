@@ -17,6 +17,10 @@ class ChunkedInput {
   /// REQUIRES: chunk_bytes > 0.
   static Result<ChunkedInput> Open(const io::FileSystem& fs, const std::string& path,
                                    int64_t chunk_bytes);
+  /// The bytes [begin, end) of the file only, as if the file began and ended there (offsets
+  /// stay the file's). `end` past the file's size means its end.
+  static Result<ChunkedInput> OpenRange(const io::FileSystem& fs, const std::string& path,
+                                        int64_t chunk_bytes, uint64_t begin, uint64_t end);
 
   /// The bytes read and not yet consumed. Views into it stay valid until ReadMore or Rewind.
   std::string_view available() const { return std::string_view(buffer_).substr(consumed_); }
@@ -24,25 +28,33 @@ class ChunkedInput {
   uint64_t offset() const { return buffer_offset_ + consumed_; }
   /// Whether every byte of the file has been read into the buffer.
   bool at_eof() const { return read_end_ >= size_; }
+  /// The offset just past the last byte read: the file's size, or the range's end.
   uint64_t size() const { return size_; }
 
   /// Drops the first `n` available bytes. REQUIRES: n <= available().size().
   void Consume(size_t n) { consumed_ += n; }
   /// Appends the next chunk of the file to available(). REQUIRES: !at_eof().
   Status ReadMore();
-  /// Starts over at the first byte of the file.
+  /// Starts over at the first byte of the file (of the range).
   void Rewind();
   /// Consumes a UTF-8 byte-order mark at the current position, if there is one (reading
   /// more first when fewer than three bytes are available).
   Status SkipByteOrderMark();
 
  private:
-  ChunkedInput(std::unique_ptr<io::RandomAccessFile> file, uint64_t size, uint64_t chunk_bytes)
-      : file_(std::move(file)), size_(size), chunk_bytes_(chunk_bytes) {}
+  ChunkedInput(std::unique_ptr<io::RandomAccessFile> file, uint64_t size, uint64_t chunk_bytes,
+               uint64_t begin)
+      : file_(std::move(file)),
+        size_(size),
+        chunk_bytes_(chunk_bytes),
+        begin_(begin),
+        buffer_offset_(begin),
+        read_end_(begin) {}
 
   std::unique_ptr<io::RandomAccessFile> file_;
   uint64_t size_ = 0;
   uint64_t chunk_bytes_ = 0;
+  uint64_t begin_ = 0;  // the range's first byte (0: the whole file)
   std::string buffer_;
   std::string chunk_;           // the last chunk read, before it joins buffer_
   size_t consumed_ = 0;         // bytes of buffer_ already consumed
