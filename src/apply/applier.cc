@@ -159,6 +159,7 @@ struct PendingEvent {
 struct KeyWork {
   std::string key;
   bool had_state = false;
+  int64_t source_row = -1;  // the batch row of the last upsert that changed the state
   KeyState old_state;
   KeyState new_state;
 };
@@ -189,6 +190,8 @@ class ApplierImpl : public Applier {
   Status Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
                     std::vector<change::RejectedRecord>* out) const;
   Status DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
+  bool DiffFromSource(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
+                      ApplyCounts& counts) const;
   Status RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
                         const std::map<std::string, std::vector<int64_t>>& deleted,
                         std::unordered_map<std::string, KeyWork*>& by_key,
@@ -396,6 +399,49 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
   counts.deleted += static_cast<int64_t>(gone.size() - paired_gone.size());
   counts.inserted += static_cast<int64_t>(fresh.size() - paired_fresh.size());
   return Status::OK();
+}
+
+// The number of columns an EncodeValues form holds (its leading varint), or -1.
+int64_t EncodedColumnCount(std::string_view values) {
+  uint64_t n = 0;
+  for (int shift = 0; !values.empty() && shift < 64; shift += 7) {
+    const auto b = static_cast<uint8_t>(values.front());
+    values.remove_prefix(1);
+    n |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return static_cast<int64_t>(n);
+  }
+  return -1;
+}
+
+// DiffKey's shortcut for SCD1 without IGNORE NULL UPDATES or change data (the caller checks
+// those): a key's row is then its one upsert's values, so the new row is the batch row that
+// upsert came from, appended as it is, and an unchanged row is told by comparing the two
+// stored encodings (with the same column count the encoding is one to one), decoding neither.
+// False, having done nothing, for any other shape of state (DiffKey then does the work).
+bool ApplierImpl::DiffFromSource(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
+                                 ApplyCounts& counts) const {
+  const std::vector<StoredEvent>& now = work.new_state.events;
+  const std::vector<StoredEvent>& before = work.old_state.events;
+  if (work.source_row < 0 || now.size() != 1 || now[0].kind != EventKind::kUpsert ||
+      now[0].partial || before.size() > 1) {
+    return false;
+  }
+  const bool had = before.size() == 1 && before[0].kind == EventKind::kUpsert;
+  if (had && (before[0].partial ||
+              EncodedColumnCount(before[0].values) != EncodedColumnCount(now[0].values))) {
+    return false;
+  }
+  if (work.old_state.locations.size() != (had ? 1U : 0U)) return false;  // DiffKey reports it
+  work.new_state.locations.assign(1, RowLocation{});
+  if (had && before[0].values == now[0].values) {
+    work.new_state.locations[0] = work.old_state.locations[0];
+    return true;
+  }
+  if (had) rows.Delete(work.old_state.locations[0]);
+  rows.AppendSourceRow(source, work.source_row, &work.new_state.locations[0]);
+  counts.updated += had ? 1 : 0;
+  counts.inserted += had ? 0 : 1;
+  return true;
 }
 
 // Copy-on-write rewrote files: point the keys whose rows moved at their new place.
@@ -720,9 +766,11 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
                                            &quarantined));
         continue;
       }
+      const bool upsert = e.event.kind == EventKind::kUpsert;
       InsertOutcome outcome = InsertEvent(settings_, std::move(e.event), &work.new_state);
       if (outcome.conflict) ++counts.sequence_conflicts;
       if (outcome.changed) {
+        work.source_row = upsert ? e.row : -1;
         ++counts.applied;
       } else {
         ++counts.discarded;
@@ -838,8 +886,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
 
   // The target exists from here on.
   CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/true));
-  TargetRows target_rows(layout_, Property("delta.enableChangeDataFeed") == "true");
-  for (KeyWork* w : changed) CDCLAKE_RETURN_IF_ERROR(DiffKey(*w, target_rows, counts));
+  const bool change_data = Property("delta.enableChangeDataFeed") == "true";
+  TargetRows target_rows(layout_, change_data);
+  // New rows straight from the batch where nothing merges into them (DiffFromSource).
+  const bool from_source = flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() &&
+                           !change_data && layout_.CanGather();
+  for (KeyWork* w : changed) {
+    if (from_source && DiffFromSource(*w, rows, target_rows, counts)) continue;
+    CDCLAKE_RETURN_IF_ERROR(DiffKey(*w, target_rows, counts));
+  }
 
   // New rows, then deletions of old ones.
   std::vector<delta::Action> actions;

@@ -77,7 +77,29 @@ Result<TargetLayout> TargetLayout::Make(const FlowDefinition& flow, const data::
                                    target.field(l.start_field_).type->ToString() +
                                    " but the sequence is " + l.sequence_type_->ToString());
   }
+  l.gatherable_ = flow.scd_type == ScdType::kType1;
+  for (size_t i = 0; i < l.row_to_source_.size(); ++i) {
+    const int s = l.row_to_source_[i];
+    if (s >= 0 && !source.field(static_cast<size_t>(s)).type->Equals(*l.row_types_[i])) {
+      l.gatherable_ = false;
+    }
+  }
   return l;
+}
+
+data::RecordBatch TargetLayout::Gather(const data::RecordBatch& source,
+                                       const std::vector<int64_t>& rows) const {
+  std::vector<data::Column> columns(target_.num_fields());
+  for (size_t i = 0; i < row_to_target_.size(); ++i) {
+    const int s = row_to_source_[i];
+    columns[static_cast<size_t>(row_to_target_[i])] =
+        s >= 0
+            ? source.column(static_cast<size_t>(s)).Take(rows)
+            : data::Column::Repeat(row_types_[i], Value::Null(), static_cast<int64_t>(rows.size()));
+  }
+  data::RecordBatch out(target_, std::move(columns));
+  out.set_num_rows(static_cast<int64_t>(rows.size()));
+  return out;
 }
 
 TimelineSettings TargetLayout::Settings(const FlowDefinition& flow) const {

@@ -40,6 +40,14 @@ class TargetLayout {
   /// A folded row as the target's values, in the target's column order.
   Result<std::vector<data::Value>> TargetValues(const FoldedRow& row) const;
 
+  /// Whether rows of the source can become target rows as they are (Gather): an SCD1 target
+  /// whose every column the source has is of the source column's own type.
+  bool CanGather() const { return gatherable_; }
+  /// Source rows `rows` as target rows, copied column by column (NULL where the source has no
+  /// such column): the values EncodeRowValues, Fold and TargetValues make of them.
+  /// REQUIRES: CanGather(), and `source` has the schema this layout was made for.
+  data::RecordBatch Gather(const data::RecordBatch& source, const std::vector<int64_t>& rows) const;
+
   const data::Schema& target() const { return target_; }
   const std::vector<data::TypePtr>& row_types() const { return row_types_; }
 
@@ -56,6 +64,7 @@ class TargetLayout {
   std::vector<bool> row_is_key_;
   std::vector<data::TypePtr> row_types_;
   int start_field_ = -1, end_field_ = -1;
+  bool gatherable_ = false;
 };
 
 /// Checks the source's column types against the target's: equal, or narrower (an int into a

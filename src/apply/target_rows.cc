@@ -8,6 +8,13 @@ void TargetRows::Append(FoldedRow row, RowLocation* location) {
   appended_locations_.push_back(location);
 }
 
+void TargetRows::AppendSourceRow(const data::RecordBatch& source, int64_t source_row,
+                                 RowLocation* location) {
+  source_ = &source;
+  source_rows_.push_back(source_row);
+  source_locations_.push_back(location);
+}
+
 void TargetRows::Delete(const RowLocation& location) {
   deleted_[location.file].push_back(location.row);
 }
@@ -32,13 +39,25 @@ Result<data::RecordBatch> TargetRows::AppendedBatch() const {
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<data::Value> values, layout_.TargetValues(row));
     batch.AppendRow(values);
   }
-  return batch;
+  if (source_rows_.empty()) return batch;
+  data::RecordBatch gathered = layout_.Gather(*source_, source_rows_);
+  if (appended_.empty()) return gathered;
+  std::vector<data::Column> columns = batch.columns();
+  for (size_t c = 0; c < columns.size(); ++c) columns[c].AppendColumn(gathered.column(c));
+  data::RecordBatch both(layout_.target(), std::move(columns));
+  both.set_num_rows(batch.num_rows() + gathered.num_rows());
+  return both;
 }
 
 void TargetRows::SetAppendedFiles(const std::vector<uint32_t>& file_ids,
                                   const std::vector<delta::RowPlacement>& placement) {
   for (size_t i = 0; i < appended_locations_.size(); ++i) {
     *appended_locations_[i] = RowLocation{file_ids[placement[i].file], placement[i].row};
+  }
+  const size_t first = appended_locations_.size();
+  for (size_t i = 0; i < source_locations_.size(); ++i) {
+    const delta::RowPlacement& p = placement[first + i];
+    *source_locations_[i] = RowLocation{file_ids[p.file], p.row};
   }
 }
 

@@ -22,6 +22,9 @@ class TargetRows {
   /// Queues `row` for the new data files; `*location` is filled by SetAppendedFiles.
   /// REQUIRES: `location` stays valid until then.
   void Append(FoldedRow row, RowLocation* location);
+  /// Queues row `source_row` of `source` as it is (TargetLayout::Gather); `*location` as for
+  /// Append. REQUIRES: layout.CanGather(), and one `source` for every call.
+  void AppendSourceRow(const data::RecordBatch& source, int64_t source_row, RowLocation* location);
   /// Queues the deletion of an existing row.
   void Delete(const RowLocation& location);
 
@@ -30,7 +33,7 @@ class TargetRows {
   void AddDeleted(const FoldedRow& row);
   void AddInserted(const FoldedRow& row);
 
-  /// The queued rows in the target's columns.
+  /// The queued rows in the target's columns: the Append ones, then the AppendSourceRow ones.
   Result<data::RecordBatch> AppendedBatch() const;
   /// Fills the queued locations: `placement` says where each row of AppendedBatch went (an
   /// index into `file_ids`, the ids of the new files, and the row in that file).
@@ -48,6 +51,9 @@ class TargetRows {
   bool collect_changes_;
   std::vector<FoldedRow> appended_;
   std::vector<RowLocation*> appended_locations_;
+  const data::RecordBatch* source_ = nullptr;
+  std::vector<int64_t> source_rows_;
+  std::vector<RowLocation*> source_locations_;
   std::map<uint32_t, std::vector<int64_t>> deleted_;
   std::vector<std::pair<FoldedRow, const char*>> changes_;
 };
