@@ -148,6 +148,12 @@ class PhaseTrace {
   std::string line_;
 };
 
+// A row's encodings (TargetLayout), made before the rows become events.
+struct RowEncoding {
+  std::string seq, key, values;
+  bool partial = false;
+};
+
 // One event of the batch, before it meets its key's state.
 struct PendingEvent {
   std::string key;
@@ -621,17 +627,43 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     return std::nullopt;
   };
 
+  // Each row's sequence, key and values encoded first, on two threads for a large batch
+  // (encoding is a tenth of a batch); rows the loop below quarantines are left unencoded.
+  std::vector<RowEncoding> encoded(static_cast<size_t>(rows.num_rows()));
+  auto encode = [&](int64_t from, int64_t to) {
+    for (int64_t r = from; r < to; ++r) {
+      RowEncoding& out = encoded[static_cast<size_t>(r)];
+      if (layout_.NullSequenceColumn(rows, r)) continue;
+      out.seq = layout_.EncodeSequence(rows, r);
+      if (is_truncate[r] || layout_.NullKeyColumn(rows, r)) continue;
+      out.key = layout_.EncodeKey(rows, r);
+      if (!is_delete[r]) {
+        out.values = layout_.EncodeRowValues(rows, batch.unchanged, r, &out.partial);
+      }
+    }
+  };
+  constexpr int64_t kEncodeInParallelFrom = 16384;
+  if (rows.num_rows() >= kEncodeInParallelFrom) {
+    const int64_t half = rows.num_rows() / 2;
+    std::thread helper([&] { encode(half, rows.num_rows()); });
+    encode(0, half);
+    helper.join();
+  } else {
+    encode(0, rows.num_rows());
+  }
+
   // Events, with invalid rows sent to quarantine.
   std::vector<PendingEvent> events;
   std::vector<std::pair<std::string, int64_t>> truncates;  // sequence, row
   events.reserve(rows.num_rows());
   for (int64_t r = 0; r < rows.num_rows(); ++r) {
+    RowEncoding& row_encoding = encoded[static_cast<size_t>(r)];
     if (auto null_seq = layout_.NullSequenceColumn(rows, r)) {
       CDCLAKE_RETURN_IF_ERROR(
           Quarantine(batch, r, "NULL sequence: column '" + *null_seq + "' is NULL", &quarantined));
       continue;
     }
-    std::string seq = layout_.EncodeSequence(rows, r);
+    std::string seq = std::move(row_encoding.seq);
     if (is_truncate[r]) {
       truncates.emplace_back(std::move(seq), r);
       continue;
@@ -657,7 +689,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       }
     }
     PendingEvent e;
-    e.key = layout_.EncodeKey(rows, r);
+    e.key = std::move(row_encoding.key);
     e.row = r;
     e.event.seq = std::move(seq);
     if (is_delete[r]) {
@@ -665,7 +697,8 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       e.event.processed_ms = now;
     } else {
       e.event.kind = EventKind::kUpsert;
-      e.event.values = layout_.EncodeRowValues(rows, batch.unchanged, r, &e.event.partial);
+      e.event.values = std::move(row_encoding.values);
+      e.event.partial = row_encoding.partial;
     }
     events.push_back(std::move(e));
   }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "apply/index_log.h"
 #include "apply/optimize.h"
@@ -124,6 +126,65 @@ TEST_F(ApplierTest, Scd1UpsertsDeletesAndOlderEvents) {  // SEMANTICS §3
   EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2"}));
   Apply(*applier, {{2, "back", "U", 6}});
   EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2", "2,back"}));
+}
+
+// A batch large enough to be encoded on two threads, whose rows take the shortcut from the
+// batch (DiffFromSource): as one batch, and applied 1,000 at a time (encoded on one thread),
+// the same rows make the table SCD1 says, and quarantine the same rows.
+TEST_F(ApplierTest, LargeBatchEqualsSmallBatches) {  // SEMANTICS §2, §3, §8
+  std::vector<Row> rows;
+  uint64_t x = 12345;
+  auto next = [&x](uint64_t n) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (x >> 33) % n;
+  };
+  for (int i = 0; i < 40000; ++i) {
+    Row r;
+    r.id = static_cast<int>(next(6000));
+    r.seq = static_cast<int64_t>(next(30000));
+    r.name = "n" + std::to_string(next(4));  // repeats: some updates change nothing
+    r.op = next(10) == 0 ? "D" : "U";
+    if (next(500) == 0) r.id.reset();   // quarantined: NULL key
+    if (next(500) == 0) r.seq.reset();  // quarantined: NULL sequence
+    rows.push_back(r);
+  }
+  const std::string small_target = io::JoinPath(dir_->path(), "small");
+  ApplyCounts one, many;
+  {
+    auto applier = Open(Flow(target_));
+    // A first batch so that the large one also updates and deletes existing rows.
+    std::vector<Row> head(rows.begin(), rows.begin() + 5000);
+    one += Apply(*applier, head).counts;
+    one += Apply(*applier, std::vector<Row>(rows.begin() + 5000, rows.end())).counts;
+  }
+  {
+    auto applier = Open(Flow(small_target));
+    for (size_t from = 0; from < rows.size(); from += 1000) {
+      std::vector<Row> part(rows.begin() + static_cast<std::ptrdiff_t>(from),
+                            rows.begin() + static_cast<std::ptrdiff_t>(from + 1000));
+      many += Apply(*applier, part).counts;
+    }
+  }
+  // SCD1's table is each key's last event in the engine's order (sequence, then a delete
+  // after an upsert, then content), whatever the batches: the rows it leaves.
+  std::map<int, std::tuple<int64_t, int, std::string>> last;
+  for (const Row& r : rows) {
+    if (!r.id || !r.seq) continue;
+    auto candidate = std::make_tuple(*r.seq, r.op == "D" ? 1 : 0, *r.name);
+    auto [it, fresh] = last.emplace(*r.id, candidate);
+    if (!fresh && it->second < candidate) it->second = candidate;
+  }
+  std::vector<std::string> expected;
+  for (const auto& [id, event] : last) {
+    if (std::get<1>(event) == 0) expected.push_back(std::to_string(id) + "," + std::get<2>(event));
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_GT(expected.size(), 3000u);
+  EXPECT_EQ(TableRows(fs_, target_), expected);
+  EXPECT_EQ(TableRows(fs_, small_target), expected);
+  EXPECT_EQ(one.quarantined, many.quarantined);
+  EXPECT_GT(one.quarantined, 100);
+  EXPECT_EQ(one.read, many.read);
 }
 
 TEST_F(ApplierTest, ReplayWritesNoVersion) {  // SEMANTICS §8
