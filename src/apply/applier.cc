@@ -27,6 +27,7 @@
 #include "apply/target_rows.h"
 #include "apply/timeline.h"
 #include "base/bytes.h"
+#include "base/strings.h"
 #include "change/ordered_encoding.h"
 #include "data/value_format.h"
 #include "delta/change_data_writer.h"
@@ -49,12 +50,6 @@ constexpr int64_t kDefaultTombstoneSeconds = 172800;
 constexpr int64_t kDefaultOptimizeInterval = 10;
 // Recently used key states kept decoded-ready in memory (in front of RocksDB).
 constexpr int64_t kStateCacheBytes = 64 << 20;
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 std::string StateKey(std::string_view key) {
   std::string out(1, kKeyPrefix);

@@ -149,17 +149,7 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
         origin.emplace_back(add.path, r);
         if (out.num_rows() >= options.target_file_rows) CDCLAKE_RETURN_IF_ERROR(flush());
       }
-      delta::Remove remove;
-      remove.path = add.path;
-      remove.deletion_timestamp = now;
-      remove.data_change = false;
-      remove.extended_file_metadata = true;
-      remove.partition_values = add.partition_values;
-      remove.size = add.size;
-      remove.stats = add.stats;
-      remove.tags = add.tags;
-      remove.deletion_vector = add.deletion_vector;
-      actions.emplace_back(std::move(remove));
+      actions.emplace_back(delta::RemoveOf(add, now, /*data_change=*/false));
       ++result.files_removed;
     }
     CDCLAKE_RETURN_IF_ERROR(flush());  // a file never spans two partitions

@@ -84,4 +84,13 @@ std::string ToLower(std::string_view text) {
   return out;
 }
 
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
 }  // namespace cdclake

@@ -17,5 +17,7 @@ std::vector<std::string> Split(std::string_view text, char separator);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 std::string ToLower(std::string_view text);
+/// The names with ", " between them ("a, b, c").
+std::string JoinNames(const std::vector<std::string>& names);
 
 }  // namespace cdclake

@@ -307,4 +307,20 @@ std::string FileKey(const std::string& path, const std::optional<DeletionVectorD
   return dv ? path + "\x1f" + dv->UniqueId() : path;
 }
 
+Remove RemoveOf(const Add& add, int64_t now_ms, bool data_change) {
+  Remove r;
+  r.path = add.path;
+  r.deletion_timestamp = now_ms;
+  r.data_change = data_change;
+  r.extended_file_metadata = true;
+  r.partition_values = add.partition_values;
+  r.size = add.size;
+  r.stats = add.stats;
+  r.tags = add.tags;
+  r.deletion_vector = add.deletion_vector;
+  r.base_row_id = add.base_row_id;
+  r.default_row_commit_version = add.default_row_commit_version;
+  return r;
+}
+
 }  // namespace cdclake::delta

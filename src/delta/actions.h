@@ -68,6 +68,10 @@ struct Remove {
   std::optional<int64_t> default_row_commit_version;
 };
 
+/// The remove action for `add`'s file at `now_ms`, carrying what the add said of the file
+/// (partition values, size, stats, tags, deletion vector, row tracking).
+Remove RemoveOf(const Add& add, int64_t now_ms, bool data_change = true);
+
 /// §Add CDC File.
 struct AddCdc {
   std::string path;

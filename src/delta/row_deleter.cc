@@ -128,22 +128,6 @@ Result<std::string> WideStats(const std::optional<std::string>& stats, int64_t n
   return out;
 }
 
-Remove RemoveOf(const Add& add, int64_t now) {
-  Remove r;
-  r.path = add.path;
-  r.deletion_timestamp = now;
-  r.data_change = true;
-  r.extended_file_metadata = true;
-  r.partition_values = add.partition_values;
-  r.size = add.size;
-  r.stats = add.stats;
-  r.tags = add.tags;
-  r.deletion_vector = add.deletion_vector;
-  r.base_row_id = add.base_row_id;
-  r.default_row_commit_version = add.default_row_commit_version;
-  return r;
-}
-
 // One file's deletion, planned.
 struct FilePlan {
   const Add* add = nullptr;

@@ -73,17 +73,6 @@ Add AppendOne(io::MemoryFileSystem& fs, const data::RecordBatch& batch) {
   return (*adds)[0];
 }
 
-Remove RemoveOf(const Add& a, int64_t when) {
-  Remove r;
-  r.path = a.path;
-  r.deletion_timestamp = when;
-  r.extended_file_metadata = true;
-  r.partition_values = a.partition_values;
-  r.size = a.size;
-  r.deletion_vector = a.deletion_vector;
-  return r;
-}
-
 void Commit(io::MemoryFileSystem& fs, const std::vector<Action>& actions) {
   auto snap = Snapshot::Load(fs, "/t");
   ASSERT_TRUE(snap.ok());

@@ -65,12 +65,6 @@ std::optional<int64_t> ParseDuration(const std::string& text) {
   return std::nullopt;
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 class Planner {
  public:
   Planner(const PipelineAst& ast, const Warehouse& warehouse) : ast_(ast), warehouse_(warehouse) {}
