@@ -885,9 +885,12 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   }
 
   counts.quarantined = static_cast<int64_t>(quarantined.size());
-  if (extras.quarantined_before) {
+  if (extras.quarantined_before || extras.quarantined) {
     auto done = [&](const change::RejectedRecord& r) {
-      return SortsBefore(r.position, *extras.quarantined_before);
+      if (extras.quarantined_before && SortsBefore(r.position, *extras.quarantined_before)) {
+        return true;
+      }
+      return extras.quarantined && extras.quarantined->count(QuarantineIdentity(r)) > 0;
     };
     quarantined.erase(std::remove_if(quarantined.begin(), quarantined.end(), done),
                       quarantined.end());

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,9 @@ struct CommitExtras {
   /// Input an earlier run quarantined already: a record whose position sorts before this one
   /// (see SortsBefore in apply/quarantine.h) counts as quarantined but is not written again.
   std::optional<change::SourcePosition> quarantined_before;
+  /// Records an earlier run quarantined already, by QuarantineIdentity (apply/quarantine.h):
+  /// for flows of named files, read whole each run. Counted as quarantined, not written again.
+  std::shared_ptr<const std::set<std::string>> quarantined;
 };
 
 struct ApplyResult {

@@ -4,6 +4,7 @@
 
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
+#include "delta/table_scan.h"
 #include "delta/table_writer.h"
 #include "delta/transaction.h"
 
@@ -56,6 +57,39 @@ Result<std::optional<int64_t>> WriteQuarantine(io::FileSystem& fs, const std::st
   commit.operation_metrics = {{"numOutputRows", std::to_string(rows.num_rows())}};
   CDCLAKE_ASSIGN_OR_RETURN(int64_t version, txn.Commit(commit));
   return std::optional<int64_t>(version);
+}
+
+std::string QuarantineIdentity(const change::RejectedRecord& record) {
+  std::string id = record.position.file;
+  id += '\0';
+  id += std::to_string(record.position.byte_offset);
+  id += '\0';
+  id += record.reason;
+  id += '\0';
+  id += record.raw;
+  return id;
+}
+
+Result<std::set<std::string>> QuarantinedIdentities(const io::FileSystem& fs,
+                                                    const std::string& table_root,
+                                                    const std::string& flow) {
+  std::set<std::string> out;
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, table_root));
+  if (!exists) return out;
+  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table_root));
+  delta::ScanOptions scan;
+  scan.columns = {"raw", "reason", "source_file", "source_offset", "flow"};
+  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, delta::ReadTable(fs, *snapshot, scan));
+  for (int64_t r = 0; r < rows.num_rows(); ++r) {
+    if (rows.column(4).IsNull(r) || rows.column(4).StringAt(r) != flow) continue;
+    change::RejectedRecord record;
+    if (!rows.column(0).IsNull(r)) record.raw = std::string(rows.column(0).StringAt(r));
+    record.reason = std::string(rows.column(1).StringAt(r));
+    if (!rows.column(2).IsNull(r)) record.position.file = std::string(rows.column(2).StringAt(r));
+    if (!rows.column(3).IsNull(r)) record.position.byte_offset = rows.column(3).ValueAt<int64_t>(r);
+    out.insert(QuarantineIdentity(record));
+  }
+  return out;
 }
 
 bool SortsBefore(const change::SourcePosition& a, const change::SourcePosition& b) {

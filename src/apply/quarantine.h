@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,17 @@ Result<std::optional<int64_t>> WriteQuarantine(
     io::FileSystem& fs, const std::string& table_root, const std::string& flow,
     const std::vector<change::RejectedRecord>& records, int64_t now_ms,
     const json::Json& operation_parameters = json::Json::object());
+
+/// What tells one quarantined record from another: its file, byte offset, reason and raw text.
+std::string QuarantineIdentity(const change::RejectedRecord& record);
+
+/// The identities of the records `flow` wrote to the quarantine table at `table_root` (none
+/// when there is no such table): a flow of named files reads them whole each run, so a record
+/// it meets again is counted as quarantined but not written again (§8: a replay changes
+/// nothing).
+Result<std::set<std::string>> QuarantinedIdentities(const io::FileSystem& fs,
+                                                    const std::string& table_root,
+                                                    const std::string& flow);
 
 /// Whether input at `a` was read before input at `b` when files are read in path order: the
 /// file path bytewise, then the byte offset.

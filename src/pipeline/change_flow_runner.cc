@@ -83,6 +83,13 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   ResumePoint& resume = *resumed;
   const std::vector<RunFile>& files = run.files;
   const std::optional<change::SourcePosition> quarantined_before = resume.quarantined_before;
+  // Named files are read whole each run: what an earlier run quarantined is not written twice.
+  std::shared_ptr<const std::set<std::string>> quarantined;
+  if (!run.stream) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::set<std::string> ids,
+                             apply::QuarantinedIdentities(fs, qtable, flow.name));
+    if (!ids.empty()) quarantined = std::make_shared<const std::set<std::string>>(std::move(ids));
+  }
   summary->resumed_from = resume.resumed_from;
   summary->warnings = resume.warnings;
   resume.ledger.DeleteOldGenerations(fs);
@@ -166,6 +173,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     extras.txn_version = txn_version + 1;
     extras.operation_parameters = PositionParameters(flow.name, position);
     extras.quarantined_before = quarantined_before;
+    extras.quarantined = quarantined;
     auto result = applier->Apply(batch, extras);
     note_versions();
     if (!result.ok()) {

@@ -252,6 +252,30 @@ TEST_F(ChangeFlowRunnerTest, NamedFilesAreReadWholeOnEveryRun) {
   EXPECT_TRUE(summary.versions.empty());
 }
 
+// Read whole again, a named file's bad rows count as quarantined but are not written twice; a
+// bad row that is new (the file grew) is written once.
+TEST_F(ChangeFlowRunnerTest, NamedFilesReadAgainQuarantineNothingTwice) {  // SEMANTICS §8
+  Write("a.csv", std::string(kHeader) + "1,ann,1\n,nokey,2\n2,bob,x\n");
+  FlowRunSummary first;
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &first).ok());
+  EXPECT_EQ(first.counts.quarantined, 2);
+  EXPECT_EQ(Quarantined(), (Lines{",nokey,2", "2,bob,x"}));
+  const int64_t quarantine_version = Version("t_quarantine");
+  FlowRunSummary again;
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &again).ok());
+  EXPECT_EQ(again.counts.quarantined, 2);
+  EXPECT_EQ(again.counts.already_quarantined, 2);
+  EXPECT_TRUE(again.quarantine_versions.empty());
+  EXPECT_TRUE(again.versions.empty());
+  EXPECT_EQ(Version("t_quarantine"), quarantine_version);
+  Append("a.csv", ",another,3\n");
+  FlowRunSummary grown;
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &grown).ok());
+  EXPECT_EQ(grown.counts.quarantined, 3);
+  EXPECT_EQ(grown.counts.already_quarantined, 2);
+  EXPECT_EQ(Quarantined(), (Lines{",another,3", ",nokey,2", "2,bob,x"}));
+}
+
 TEST_F(ChangeFlowRunnerTest, ABatchThatOnlyQuarantinesMovesTheQuarantinePosition) {
   Write("in/a.csv", std::string(kHeader) + "1,ann,1\n,nokey,2\n");
   FlowRunSummary first = RunFlow(/*batch_size=*/1);
