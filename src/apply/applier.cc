@@ -146,6 +146,8 @@ class PhaseTrace {
 // A row's encodings (TargetLayout), made before the rows become events.
 struct RowEncoding {
   std::string seq, key, values;
+  bool has_seq = false;  // no NULL in the sequence (seq is set)
+  bool has_key = false;  // not a truncate, no NULL in the key (key, and values for upserts)
   bool partial = false;
 };
 
@@ -404,14 +406,8 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
 
 // The number of columns an EncodeValues form holds (its leading varint), or -1.
 int64_t EncodedColumnCount(std::string_view values) {
-  uint64_t n = 0;
-  for (int shift = 0; !values.empty() && shift < 64; shift += 7) {
-    const auto b = static_cast<uint8_t>(values.front());
-    values.remove_prefix(1);
-    n |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return static_cast<int64_t>(n);
-  }
-  return -1;
+  Result<uint64_t> n = ByteReader(values).ReadVarint();
+  return n.ok() ? static_cast<int64_t>(*n) : -1;
 }
 
 // DiffKey's shortcut for SCD1 without IGNORE NULL UPDATES or change data (the caller checks
@@ -630,8 +626,10 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       RowEncoding& out = encoded[static_cast<size_t>(r)];
       if (layout_.NullSequenceColumn(rows, r)) continue;
       out.seq = layout_.EncodeSequence(rows, r);
+      out.has_seq = true;
       if (is_truncate[r] || layout_.NullKeyColumn(rows, r)) continue;
       out.key = layout_.EncodeKey(rows, r);
+      out.has_key = true;
       if (!is_delete[r]) {
         out.values = layout_.EncodeRowValues(rows, batch.unchanged, r, &out.partial);
       }
@@ -653,7 +651,8 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   events.reserve(rows.num_rows());
   for (int64_t r = 0; r < rows.num_rows(); ++r) {
     RowEncoding& row_encoding = encoded[static_cast<size_t>(r)];
-    if (auto null_seq = layout_.NullSequenceColumn(rows, r)) {
+    if (!row_encoding.has_seq) {
+      std::optional<std::string> null_seq = layout_.NullSequenceColumn(rows, r);
       CDCLAKE_RETURN_IF_ERROR(
           Quarantine(batch, r, "NULL sequence: column '" + *null_seq + "' is NULL", &quarantined));
       continue;
@@ -663,7 +662,8 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       truncates.emplace_back(std::move(seq), r);
       continue;
     }
-    if (auto null_key = layout_.NullKeyColumn(rows, r)) {
+    if (!row_encoding.has_key) {
+      std::optional<std::string> null_key = layout_.NullKeyColumn(rows, r);
       CDCLAKE_RETURN_IF_ERROR(
           Quarantine(batch, r, "NULL in key column '" + *null_key + "'", &quarantined));
       continue;
