@@ -33,6 +33,18 @@ expect_eq "$("$bin" show t --format csv --order-by id)" 'id,v,seq
 printf '4,d\n' >> land/f.csv
 out=$(apply) || fail "third apply: $out"
 expect_eq "$(count "$out" "rows quarantined")" 1 "a short terminated row: "
+# Every field there but the sequence, which is last and empty: cut short, not a NULL sequence.
+printf '5,e,' >> land/f.csv
+out=$(apply) || fail "fourth apply: $out"
+grep -q '^1 record pending in .*/land/f.csv (line 5' <<<"$out" || fail "empty last sequence: $out"
+expect_eq "$(count "$out" "rows quarantined")" 0 "an empty last sequence quarantined: "
+printf '7\n' >> land/f.csv
+out=$(apply) || fail "fifth apply: $out"
+expect_eq "$(count "$out" "rows quarantined")" 0 "the finished row quarantined: "
+expect_eq "$("$bin" show t --format csv --order-by id)" 'id,v,seq
+1,a,1
+3,c,1
+5,e,7' "the row whose sequence came last: "
 
 # --- a Debezium event cut in half in a bronze stream ---
 mkdir -p ev
