@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,7 +30,7 @@ class KeyIndex {
   virtual Result<std::optional<std::string>> Get(std::string_view key) = 0;
 
   /// Get for many keys at once (out[i] for keys[i]); faster than one by one.
-  virtual Status MultiGet(const std::vector<std::string>& keys,
+  virtual Status MultiGet(std::span<const std::string> keys,
                           std::vector<std::optional<std::string>>* out) = 0;
 
   /// Applies every put and delete of `batch` atomically and durably (synced), so that after a

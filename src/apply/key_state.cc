@@ -29,7 +29,10 @@ bool StoredEvent::operator<(const StoredEvent& o) const {
 }
 
 std::string SerializeKeyState(const KeyState& state) {
+  size_t size = 12 + 12 * state.locations.size();
+  for (const auto& e : state.events) size += e.seq.size() + e.values.size() + 32;
   std::string out;
+  out.reserve(size);
   out.push_back(static_cast<char>(kFormatVersion));
   AppendVarint(&out, state.events.size());
   for (const auto& e : state.events) {

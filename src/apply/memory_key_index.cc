@@ -16,7 +16,7 @@ class MemoryKeyIndex final : public KeyIndex {
     return std::optional<std::string>(it->second);
   }
 
-  Status MultiGet(const std::vector<std::string>& keys,
+  Status MultiGet(std::span<const std::string> keys,
                   std::vector<std::optional<std::string>>* out) override {
     out->clear();
     out->resize(keys.size());

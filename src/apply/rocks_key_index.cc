@@ -7,6 +7,7 @@
 #include <rocksdb/iterator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -24,6 +25,11 @@ constexpr int kBloomBitsPerKey = 10;
 // MultiGet hands RocksDB this many keys at a time, so that the blocks pinned for one call's
 // values stay a small part of the cache.
 constexpr size_t kMultiGetChunk = 1024;
+// A write of this many entries or more (a load, a snapshot) goes in as one sorted table file
+// ingested into the database, not through the memtable: no memtable inserts, no flushes, and
+// into an empty index no compaction later (docs/apply.md, "The key index and its durable form").
+constexpr size_t kIngestFrom = 200000;
+constexpr const char* kIngestFile = "cdclake-ingest.sst";
 
 // Our Status for a failed RocksDB call: "rocksdb <what> <path>: <rocksdb message>".
 Status FromRocks(const rocksdb::Status& s, std::string_view what, const std::string& path) {
@@ -157,7 +163,7 @@ class RocksKeyIndex final : public KeyIndex {
     return std::optional<std::string>(std::move(value));
   }
 
-  Status MultiGet(const std::vector<std::string>& keys,
+  Status MultiGet(std::span<const std::string> keys,
                   std::vector<std::optional<std::string>>* out) override {
     out->clear();
     out->resize(keys.size());
@@ -192,16 +198,21 @@ class RocksKeyIndex final : public KeyIndex {
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       return batch.puts[a].first < batch.puts[b].first;
     });
-    rocksdb::WriteBatch wb;
-    for (uint32_t i : order) {
-      rocksdb::Status s = wb.Put(ToSlice(batch.puts[i].first), ToSlice(batch.puts[i].second));
-      if (!s.ok()) return FromRocks(s, "batch put for", path_);
-    }
     std::vector<const std::string*> deletes;
     deletes.reserve(batch.deletes.size());
     for (const std::string& key : batch.deletes) deletes.push_back(&key);
     std::sort(deletes.begin(), deletes.end(),
               [](const std::string* a, const std::string* b) { return *a < *b; });
+    // Without the write-ahead log a write is not durable until flushed anyway, so an ingested
+    // file (synced, atomic) promises as much.
+    if (!write_ahead_log_ && order.size() + deletes.size() >= kIngestFrom) {
+      return Ingest(batch, order, deletes);
+    }
+    rocksdb::WriteBatch wb;
+    for (uint32_t i : order) {
+      rocksdb::Status s = wb.Put(ToSlice(batch.puts[i].first), ToSlice(batch.puts[i].second));
+      if (!s.ok()) return FromRocks(s, "batch put for", path_);
+    }
     for (const std::string* key : deletes) {
       rocksdb::Status s = wb.Delete(ToSlice(*key));
       if (!s.ok()) return FromRocks(s, "batch delete for", path_);
@@ -233,6 +244,48 @@ class RocksKeyIndex final : public KeyIndex {
   }
 
  private:
+  // Write's large case: the puts (in `order`, a key's last one winning) and the deletes (sorted;
+  // a key both put and deleted ends absent), merged into one table file in key order.
+  Status Ingest(const IndexWriteBatch& batch, const std::vector<uint32_t>& order,
+                const std::vector<const std::string*>& deletes) {
+    const std::string file = path_ + "/" + kIngestFile;
+    rocksdb::Env* env = db_->GetEnv();
+    if (env->FileExists(file).ok()) (void)env->DeleteFile(file);  // left by a crash
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), db_->GetOptions());
+    rocksdb::Status s = writer.Open(file);
+    if (!s.ok()) return FromRocks(s, "ingest file open in", path_);
+    size_t p = 0;
+    size_t d = 0;
+    while (s.ok() && (p < order.size() || d < deletes.size())) {
+      // The last of a run of equal puts.
+      if (p < order.size()) {
+        while (p + 1 < order.size() &&
+               batch.puts[order[p + 1]].first == batch.puts[order[p]].first) {
+          ++p;
+        }
+      }
+      const std::string* put_key = p < order.size() ? &batch.puts[order[p]].first : nullptr;
+      const std::string* delete_key = d < deletes.size() ? deletes[d] : nullptr;
+      if (delete_key != nullptr && (put_key == nullptr || *delete_key <= *put_key)) {
+        if (put_key != nullptr && *delete_key == *put_key) ++p;
+        s = writer.Delete(ToSlice(*delete_key));
+        while (d < deletes.size() && *deletes[d] == *delete_key) ++d;
+      } else {
+        s = writer.Put(ToSlice(*put_key), ToSlice(batch.puts[order[p]].second));
+        ++p;
+      }
+    }
+    if (s.ok()) s = writer.Finish();
+    if (s.ok()) {
+      rocksdb::IngestExternalFileOptions ingest;
+      ingest.move_files = true;
+      s = db_->IngestExternalFile({file}, ingest);
+    }
+    if (env->FileExists(file).ok()) (void)env->DeleteFile(file);
+    if (!s.ok()) return FromRocks(s, "ingest into", path_);
+    return Status::OK();
+  }
+
   std::string path_;
   std::unique_ptr<rocksdb::DB> db_;
   bool write_ahead_log_ = true;

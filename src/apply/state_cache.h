@@ -23,12 +23,16 @@ class StateCache {
   void Clear();
 
   int64_t bytes() const { return bytes_; }
+  int64_t capacity() const { return capacity_; }
+
+  /// What an entry counts against the budget.
+  static int64_t Cost(std::string_view key, std::string_view value) {
+    return static_cast<int64_t>(key.size() + value.size() + 96);
+  }
 
  private:
   using Entry = std::pair<std::string, std::string>;
-  static int64_t Cost(const Entry& e) {
-    return static_cast<int64_t>(e.first.size() + e.second.size() + 96);
-  }
+  static int64_t Cost(const Entry& e) { return Cost(e.first, e.second); }
 
   int64_t capacity_;
   int64_t bytes_ = 0;
