@@ -251,7 +251,8 @@ class RocksKeyIndex final : public KeyIndex {
     const std::string file = path_ + "/" + kIngestFile;
     rocksdb::Env* env = db_->GetEnv();
     if (env->FileExists(file).ok()) (void)env->DeleteFile(file);  // left by a crash
-    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), db_->GetOptions());
+    const rocksdb::Options options = db_->GetOptions();           // outlives the writer
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
     rocksdb::Status s = writer.Open(file);
     if (!s.ok()) return FromRocks(s, "ingest file open in", path_);
     size_t p = 0;
