@@ -84,6 +84,16 @@ bool SameIntegerEncoding(const std::string& a, const std::string& b) {
   return integer(a) && integer(b);
 }
 
+// Runs work(0, n / 2) on this thread and work(n / 2, n) on a second one (this machine class has
+// two cores), for the batch's per-row and per-key passes that are large enough to be worth it.
+template <typename Work>
+void InTwoHalves(size_t n, const Work& work) {
+  const size_t half = n / 2;
+  std::thread helper([&] { work(half, n); });
+  work(0, half);
+  helper.join();
+}
+
 // KeyIndex::MultiGet split over two threads when there are many keys: lookups that miss the
 // caches cost microseconds each, and this machine class has two cores.
 Status ParallelMultiGet(KeyIndex& index, std::span<const std::string> keys,
@@ -638,9 +648,10 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   // Each row's sequence, key and values encoded first, on two threads for a large batch
   // (encoding is a tenth of a batch); rows the loop below quarantines are left unencoded.
   std::vector<RowEncoding> encoded(static_cast<size_t>(rows.num_rows()));
-  auto encode = [&](int64_t from, int64_t to) {
-    for (int64_t r = from; r < to; ++r) {
-      RowEncoding& out = encoded[static_cast<size_t>(r)];
+  auto encode = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      const auto r = static_cast<int64_t>(i);
+      RowEncoding& out = encoded[i];
       if (layout_.NullSequenceColumn(rows, r)) continue;
       out.seq = layout_.EncodeSequence(rows, r);
       out.has_seq = true;
@@ -654,12 +665,9 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   };
   constexpr int64_t kEncodeInParallelFrom = 16384;
   if (rows.num_rows() >= kEncodeInParallelFrom) {
-    const int64_t half = rows.num_rows() / 2;
-    std::thread helper([&] { encode(half, rows.num_rows()); });
-    encode(0, half);
-    helper.join();
+    InTwoHalves(encoded.size(), encode);
   } else {
-    encode(0, rows.num_rows());
+    encode(0, encoded.size());
   }
 
   // Events, with invalid rows sent to quarantine.
@@ -1017,10 +1025,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
         }
       }
     };
-    const size_t half = works.size() / 2;
-    std::thread helper([&] { serialize(half, works.size()); });
-    serialize(0, half);
-    helper.join();
+    InTwoHalves(works.size(), serialize);
   }
   // Every key whose events or row locations changed (copy-on-write moves rows of keys whose
   // events did not change, in the batch or not); `ready`: its state serialized above, if it was.
