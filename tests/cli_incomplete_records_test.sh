@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end: files whose writer has not finished their last record (issue 13, items 2 and 4).
 # A CSV row cut short is pending, not quarantined, and arrives once its writer finishes it;
-# the same for a Debezium event cut in half in a bronze stream read by `cdclake run`; a CSV
+# the same for a Debezium event cut in half in a bronze stream read by `cdclake run`, and for a
+# CSV bronze cut before the last, empty sequence of the flow reading it; a CSV
 # sequence holding 10, 9 and n/a is a number (10 wins, n/a is quarantined naming the column and
 # the type); a JSON sequence that is a number in one event and a string in another likewise; a
 # Parquet file without its footer yet is pending as a whole and read once finished.
@@ -73,6 +74,34 @@ expect_eq "$("$bin" show lake/demo/silver --format csv --order-by id)" 'id,v
 1,a
 2,b' "silver after the event was completed: "
 if [ -d lake/demo/bronze_quarantine ]; then fail "the cut event was quarantined"; fi
+
+# --- a CSV bronze cut just before its last, empty sequence field, read by an AUTO CDC flow ---
+# The bronze's reader knows the silver's SEQUENCE BY: the cut record waits as pending instead of
+# landing with a NULL sequence (quarantined below, then its appended rest quarantined too).
+mkdir -p csvin
+cat > c.sql <<'EOF'
+CREATE OR REFRESH STREAMING TABLE demo.cbronze
+AS SELECT * FROM STREAM(read_files('csvin/*.csv', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE demo.csilver;
+CREATE FLOW csilver_flow AS AUTO CDC INTO demo.csilver
+FROM STREAM(demo.cbronze)
+KEYS (id)
+APPLY AS DELETE WHEN op = 'D'
+SEQUENCE BY seq
+COLUMNS * EXCEPT (op, _source_file, _source_offset, _ingested_at)
+STORED AS SCD TYPE 1;
+EOF
+printf 'id,v,op,seq\n1,a,I,10\n4,d,U,' > csvin/c1.csv
+out=$("$bin" run c.sql --warehouse lake 2>&1) || fail "csv bronze first run: $out"
+grep -q "1 record pending in .*csvin/c1.csv (line 3" <<<"$out" || fail "csv bronze: no pending line: $out"
+printf '17\n' >> csvin/c1.csv
+out=$("$bin" run c.sql --warehouse lake 2>&1) || fail "csv bronze second run: $out"
+expect_eq "$("$bin" show lake/demo/csilver --format csv --columns id,v,seq --order-by id)" 'id,v,seq
+1,a,10
+4,d,17' "csv silver once the sequence was written: "
+for q in lake/demo/cbronze_quarantine lake/demo/csilver_quarantine; do
+  if [ -d "$q" ]; then fail "the cut CSV record was quarantined in $q: $out"; fi
+done
 
 # --- a CSV sequence with 10, 9 and n/a ---
 printf 'id,v,seq\n1,ten,10\n1,nine,9\n1,na,n/a\n' > seq.csv

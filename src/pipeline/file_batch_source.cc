@@ -16,7 +16,8 @@ class FileBatchSource : public BatchSource {
  public:
   FileBatchSource(io::FileSystem& fs, RunFiles run, ResumePoint resume,
                   std::vector<data::Field> known, int64_t batch_rows, bool keep_row_text,
-                  std::vector<std::string> sequence_columns, bool peek)
+                  std::vector<std::string> sequence_columns,
+                  std::vector<std::string> required_columns, bool peek)
       : fs_(fs),
         run_(std::move(run)),
         resume_(std::move(resume)),
@@ -25,6 +26,7 @@ class FileBatchSource : public BatchSource {
         batch_rows_(std::max<int64_t>(batch_rows, 1)),
         keep_row_text_(keep_row_text),
         sequence_columns_(std::move(sequence_columns)),
+        required_columns_(std::move(required_columns)),
         peek_(peek) {}
 
   std::string StartText() const override {
@@ -108,6 +110,7 @@ class FileBatchSource : public BatchSource {
     // keep theirs); the apply engine needs it for rows it may quarantine.
     options.keep_row_text = keep_row_text_;
     options.sequence_columns = sequence_columns_;
+    options.required_columns = required_columns_;
     options.unterminated_last = file.unterminated_last;
     auto source = sources::OpenChangeSource(fs_, file.path, file.format, options);
     if (!source.ok()) return InFile(source.status(), file.path);
@@ -127,6 +130,7 @@ class FileBatchSource : public BatchSource {
   int64_t batch_rows_;
   bool keep_row_text_;
   std::vector<std::string> sequence_columns_;  // the AUTO CDC flow's SEQUENCE BY columns
+  std::vector<std::string> required_columns_;  // SourcePlan::options.required_columns
   bool peek_;                                  // FileSourceTarget::peek
   std::optional<OpenFile> current_;
   PendingRows pending_;
@@ -167,7 +171,8 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
   return std::unique_ptr<BatchSource>(std::make_unique<FileBatchSource>(
       fs, std::move(run), std::move(resume), std::move(known), batch_rows,
       /*keep_row_text=*/cdc_flow != nullptr,
-      cdc_flow != nullptr ? cdc_flow->sequence_by : std::vector<std::string>(), target.peek));
+      cdc_flow != nullptr ? cdc_flow->sequence_by : std::vector<std::string>(),
+      source.options.required_columns, target.peek));
 }
 
 }  // namespace cdclake::pipeline

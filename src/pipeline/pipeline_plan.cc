@@ -83,6 +83,7 @@ class Planner {
     CDCLAKE_RETURN_IF_ERROR(Order());
     CDCLAKE_RETURN_IF_ERROR(CheckTableReads());
     CDCLAKE_RETURN_IF_ERROR(CheckSettings());
+    RequireDownstreamSequences();
     return std::move(plan_);
   }
 
@@ -408,6 +409,38 @@ class Planner {
     def.declared_schema = flow.declared_schema;
     CDCLAKE_RETURN_IF_ERROR(CheckPartitions(flow));
     return AddFlow(std::move(flow));
+  }
+
+  // A streaming table filled from files and read by AUTO CDC flows: their SEQUENCE BY columns
+  // are required of its rows, so that a CSV record its writer has not finished, cut just before
+  // a last sequence field ("4,d,U,"), waits as pending instead of landing with a NULL sequence
+  // (which the flow below would quarantine, and then the rest of the line once appended), also
+  // through streaming tables appended from it. Only columns of the same name are known: a view
+  // or query that renames the sequence hides it.
+  void RequireDownstreamSequences() {
+    for (FlowPlan& f : plan_.flows) {
+      if (f.kind != FlowPlan::Kind::kIngest || f.source.kind != SourcePlan::Kind::kFiles) continue;
+      std::vector<std::string>& required = f.source.options.required_columns;
+      // The tables its rows reach: its own, and those appended to from them (Order refused
+      // cycles, so this ends).
+      std::vector<std::string> reached{f.target};
+      for (size_t i = 0; i < reached.size(); ++i) {
+        for (const FlowPlan& d : plan_.flows) {
+          if (d.source.kind != SourcePlan::Kind::kTable || d.source.table != reached[i]) continue;
+          if (d.kind == FlowPlan::Kind::kIngest) {
+            if (std::find(reached.begin(), reached.end(), d.target) == reached.end()) {
+              reached.push_back(d.target);
+            }
+          } else if (d.kind == FlowPlan::Kind::kAutoCdc) {
+            for (const std::string& c : d.flow.sequence_by) {
+              if (std::find(required.begin(), required.end(), c) == required.end()) {
+                required.push_back(c);
+              }
+            }
+          }
+        }
+      }
+    }
   }
 
   // Fills depends_on and sorts the flows so that each runs after the writers of its source

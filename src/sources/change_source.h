@@ -60,6 +60,8 @@ struct ChangeSourceOptions {
   std::optional<RecordSpan> unterminated_last;
   /// kCsv, kJsonLines: the flow's sequence columns (ChangeFileOptions::sequence_columns).
   std::vector<std::string> sequence_columns;
+  /// kCsv: columns a row cannot do without further down (ChangeFileOptions::required_columns).
+  std::vector<std::string> required_columns;
 };
 
 /// A count a source keeps of records that are not rows, e.g. Kafka tombstones.

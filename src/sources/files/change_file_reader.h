@@ -34,6 +34,11 @@ struct ChangeFileOptions {
   /// its values that are numbers or timestamps, never STRING because of a value that is neither
   /// (that value's record is rejected instead; see ColumnTypeInference).
   std::vector<std::string> sequence_columns;
+  /// Columns no row can do without further down (the SEQUENCE BY columns of the flows that read
+  /// a bronze table): an empty one as the last field of the file's last, unterminated record
+  /// means its writer has not finished it (CSV: Pending). Unlike `sequence_columns`, types are
+  /// inferred as for any column. A sequence column is required too.
+  std::vector<std::string> required_columns;
 };
 
 /// Reads one file in batches. CSV (RFC 4180): comma separated, a header row naming the

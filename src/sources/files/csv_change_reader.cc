@@ -17,12 +17,12 @@ std::string FieldCountReason(size_t expected, size_t found) {
 
 CsvChangeReader::CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path,
                                  int64_t batch_rows, std::optional<RecordSpan> unterminated_last,
-                                 bool last_is_sequence)
+                                 bool last_is_required)
     : input_(std::move(input)),
       splitter_(&input_),
       builder_(std::move(schema), std::move(path), batch_rows),
       tail_(unterminated_last),
-      last_is_sequence_(last_is_sequence) {
+      last_is_required_(last_is_required) {
   for (const data::Field& field : builder_.schema().fields()) types_.push_back(field.type);
   cells_.resize(types_.size());
 }
@@ -83,11 +83,12 @@ Result<std::unique_ptr<ChangeFileReader>> CsvChangeReader::Open(io::FileSystem& 
   }
   input.Rewind();
 
-  const bool last_is_sequence =
-      !fields.empty() && NamedIn(options.sequence_columns, fields.back().name);
+  const bool last_is_required =
+      !fields.empty() && (NamedIn(options.sequence_columns, fields.back().name) ||
+                          NamedIn(options.required_columns, fields.back().name));
   auto reader = std::make_unique<CsvChangeReader>(std::move(input), data::Schema(std::move(fields)),
                                                   std::move(path), options.batch_rows,
-                                                  options.unterminated_last, last_is_sequence);
+                                                  options.unterminated_last, last_is_required);
   CDCLAKE_RETURN_IF_ERROR(reader->SkipHeader());
   return std::unique_ptr<ChangeFileReader>(std::move(reader));
 }
@@ -106,9 +107,10 @@ bool CsvChangeReader::NotWholeYet(size_t num_columns) {
   if (r.fields.size() < num_columns) return true;
   if (r.fields.size() > num_columns) return false;
   // Every field is there; the last may still be cut short ("2026-01-0" of a timestamp). An empty
-  // sequence there ("4,d,U,") is cut short too: as it stands the row could only be quarantined.
+  // sequence there ("4,d,U,"), or another column the rows are required to have, is cut short
+  // too: as it stands the row could only be quarantined.
   const size_t last = num_columns - 1;
-  if (r.IsNull(last)) return last_is_sequence_;
+  if (r.IsNull(last)) return last_is_required_;
   arena_.Reset();
   std::string_view text = CsvRecordSplitter::FieldText(r, last, &arena_);
   return !ConvertText(text, types_[last], &arena_, &cells_[last], &error_);

@@ -25,9 +25,10 @@ class CsvChangeReader final : public ChangeFileReader {
   std::optional<PendingRecord> Pending() const override { return tail_.pending(); }
   std::optional<RecordSpan> UnterminatedLast() const override { return tail_.unterminated_last(); }
 
-  /// `last_is_sequence`: the last column is a SEQUENCE BY column (an empty one there is cut short).
+  /// `last_is_required`: the last column is a SEQUENCE BY or other required column
+  /// (ChangeFileOptions::required_columns): an empty one there is cut short.
   CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path, int64_t batch_rows,
-                  std::optional<RecordSpan> unterminated_last, bool last_is_sequence);
+                  std::optional<RecordSpan> unterminated_last, bool last_is_required);
 
  private:
   // Positions splitter_ on the first record after the header.
@@ -46,7 +47,7 @@ class CsvChangeReader final : public ChangeFileReader {
   ScratchArena arena_;
   ConversionError error_;
   RecordTail tail_;
-  bool last_is_sequence_;
+  bool last_is_required_;
   bool done_ = false;
 };
 
