@@ -290,7 +290,9 @@ function page(r, svgName, resultsName) {
 
   L.push('### Engines', '');
   L.push('Engines run one at a time on the same workload. Each applies the load, then every batch, then the last');
-  L.push('batch again (the replay, which must change nothing).', '');
+  L.push('batch again (the replay, which must change nothing). cdclake-apply names the same file again, which the');
+  L.push('flow has applied whole with the same bytes (its ledger holds the digest), so it is left out unread;');
+  L.push('cdclake-run sees the same bytes under a new name in its stream, which it reads and discards event by event.', '');
   L.push('| engine | how it applies a batch | what is timed | what it keeps durable |', '|---|---|---|---|');
   L.push('| cdclake-apply | `cdclake apply --format debezium` of the batch\'s Debezium file into an SCD1 Delta table (keys `id`, sequence the connector\'s commit LSN and LSN, deletes on `op = d`); one process per batch, as a scheduled job runs it | the whole process: start, decode, apply, commit, exit | the Delta table (Parquet data files, deletion vectors, log) and the key index (RocksDB) with its index log; bytes are the files new or grown under the table folder |');
   L.push('| cdclake-run | `cdclake run --once` of `bench/cdc_pipeline.sql`: one AUTO CDC flow reading the landing folder\'s Debezium files into the same kind of table (the load by an AUTO CDC ONCE flow); the next batch file is linked into the folder before each run | the whole process | as cdclake-apply, plus the pipeline\'s event log table |');

@@ -49,9 +49,12 @@ int Run(int64_t n, const std::string& root) {
   for (const pipeline::RunFile& f : run->files) {
     auto info = fs.Stat(f.path);
     if (!info.ok()) return Fail(info.status());
-    entries[f.path] =
-        pipeline::LedgerEntry{static_cast<int64_t>(info->size), info->modification_time_ms,
-                              static_cast<int64_t>(info->size), true, std::nullopt};
+    entries[f.path] = pipeline::LedgerEntry{static_cast<int64_t>(info->size),
+                                            info->modification_time_ms,
+                                            static_cast<int64_t>(info->size),
+                                            true,
+                                            std::nullopt,
+                                            ""};
   }
   pipeline::FileLedger ledger(pipeline::LedgerFolder(table, "f"));
   auto ref = ledger.Record(fs, entries);

@@ -72,9 +72,13 @@ expect_eq "$(scd2_rows "$work/dbz2")" "$want_scd2" "debezium SCD2 in order: "
 "$bin" schema "$work/dbz2" | grep -q "^__START_AT struct<commit_lsn" ||
   fail "__START_AT is not _seq's struct: $("$bin" schema "$work/dbz2")"
 
-# A replay writes nothing.
+# A replay writes nothing: the file is left out (applied whole, the same bytes); read again with
+# --reset-position, every event is discarded.
 out=$("$bin" apply --target "$work/dbz1" --keys id --format debezium "$fixture")
 expect_eq "$(sed -n 's/^versions written  *//p' <<<"$out")" none "replay: "
+expect_eq "$(count "$out" "rows read")" 0 "replay read: "
+out=$("$bin" apply --target "$work/dbz1" --keys id --format debezium --reset-position "$fixture")
+expect_eq "$(sed -n 's/^versions written  *//p' <<<"$out")" none "replay read again: "
 expect_eq "$(count "$out" "rows discarded")" 16 "replay discarded: "
 
 # Shuffled (a fixed random source) with 12 lines twice: the same tables, SCD1 and SCD2, in one

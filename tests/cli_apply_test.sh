@@ -80,15 +80,20 @@ for ex in "${examples[@]}"; do
     done
   done
 
-  # Replaying the same file writes no new version (and discards every row).
+  # Replaying the same file writes no new version: the file, applied whole with the same bytes,
+  # is not read again.
   t=$work/$ex-all-typed
   before=$(ls "$t/_delta_log")
   out=$("$bin" apply --target "$t" "${typed[@]}" "$dir/input.csv")
   expect_eq "$(sed -n 's/^versions written  *//p' <<<"$out")" "none" "$ex replay: "
-  expect_eq "$(count "$out" "rows discarded")" "$n" "$ex replay discarded: "
+  expect_eq "$(count "$out" "rows read")" 0 "$ex replay read: "
+  grep -q "input.csv: applied whole by an earlier run of flow '.*' (version [0-9]*, [0-9]* bytes, the same bytes now): not read again" <<<"$out" ||
+    fail "$ex replay: no line for the file left out: $out"
   expect_eq "$(ls "$t/_delta_log")" "$before" "$ex replay log: "
-  # Also in batches, and without --schema (the target's types are used).
-  out=$("$bin" apply --target "$t" "${inferred[@]}" --batch-size 2 "$dir/input.csv")
+  # Read again (--reset-position), in batches and without --schema (the target's types are
+  # used): every row is discarded.
+  out=$("$bin" apply --target "$t" "${inferred[@]}" --batch-size 2 --reset-position "$dir/input.csv")
+  expect_eq "$(count "$out" "rows discarded")" "$n" "$ex replay discarded: "
   expect_eq "$(sed -n 's/^versions written  *//p' <<<"$out")" "none" "$ex replay in batches: "
   expect_eq "$(ls "$t/_delta_log")" "$before" "$ex replay in batches log: "
   expect_eq "$(rows "$t")" "$want" "$ex after replays: "

@@ -372,6 +372,7 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
   }
   PrintSummary(summary, std::cout);
   for (const std::string& w : summary.warnings) std::cout << w << "\n";
+  for (const std::string& a : summary.applied_before) std::cout << a << "\n";
   return 0;
 }
 
@@ -433,7 +434,7 @@ Action AddApplyCommand(CLI::App& app) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--reset-position", args->reset_position,
                 "forget where the flow stopped: read the inputs from their start (after the "
-                "inputs changed)");
+                "inputs changed), named files applied whole before included");
   cmd->add_option("--flow-name", args->flow_name,
                   "the flow's name in commits and quarantine records (default: the target "
                   "folder's name)");

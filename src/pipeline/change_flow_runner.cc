@@ -92,8 +92,10 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   }
   summary->resumed_from = resume.resumed_from;
   summary->warnings = resume.warnings;
+  summary->applied_before = resume.applied_before;
   resume.ledger.DeleteOldGenerations(fs);
-  LedgerTracker tracker(std::move(resume.ledger), std::move(resume.seed));
+  LedgerTracker tracker(std::move(resume.ledger), std::move(resume.seed),
+                        /*digests=*/!run.stream);
 
   // Every file to read is opened (and checked against the flow) before anything is written;
   // each is read with the types earlier files and the target fixed. A source without a fixed

@@ -62,6 +62,9 @@ struct FlowRunSummary {
   /// Lines for the run's output: files that shrank or were rewritten after being read (they are
   /// not read again).
   std::vector<std::string> warnings;
+  /// Named files not read, because an earlier run applied them whole and they hold the same
+  /// bytes (one line each, naming the file; see FindResumePoint).
+  std::vector<std::string> applied_before;
   /// The run stopped at FlowRunOptions::max_batches with input left.
   bool stopped_early = false;
   /// The error (if any) is the flow not fitting the input or an unusable input: bad usage.
@@ -74,7 +77,8 @@ struct FlowRunSummary {
 /// files its ledger has read whole are skipped, files that grew (or were left part-read) are
 /// read on from where they stopped, files it has not seen are new whatever their names sort
 /// as; files that shrank or were rewritten are reported in `warnings` and skipped. When an
-/// input names one file, every file is read whole, in the order given.
+/// input names one file, every file is read whole, in the order given, except files an earlier
+/// run applied whole that hold the same bytes now (`applied_before`).
 ///
 /// Every file to read is opened and checked against the flow before anything is written. Each
 /// batch is applied and committed with `txn` (FlowAppId, one more than the last) and the

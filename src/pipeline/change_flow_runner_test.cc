@@ -240,16 +240,83 @@ TEST_F(ChangeFlowRunnerTest, AFileThatShrankIsReportedAndNotReadAgain) {
   EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob"}));
 }
 
-TEST_F(ChangeFlowRunnerTest, NamedFilesAreReadWholeOnEveryRun) {
+// A named file is read whole on each run, unless an earlier run applied it whole and it holds
+// the same bytes: then it is left out (reading it would discard every row again). Same size
+// and time with other bytes is read; new time with the same bytes is not.
+TEST_F(ChangeFlowRunnerTest, NamedFilesAppliedWholeAreLeftOutUntilTheirBytesChange) {
   Write("a.csv", std::string(kHeader) + "1,ann,1\n2,bob,1\n");
   FlowRunSummary summary;
   ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &summary).ok());
   EXPECT_EQ(summary.counts.read, 2);
+  EXPECT_TRUE(summary.applied_before.empty());
+  const int64_t version = Version("t");
+
   ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &summary).ok());
-  EXPECT_FALSE(summary.resumed_from);
-  EXPECT_EQ(summary.counts.read, 2);
-  EXPECT_EQ(summary.counts.discarded, 2);
+  EXPECT_EQ(summary.files_read, 0);
+  EXPECT_EQ(summary.counts.read, 0);
   EXPECT_TRUE(summary.versions.empty());
+  ASSERT_EQ(summary.applied_before.size(), 1u);
+  EXPECT_NE(summary.applied_before[0].find("a.csv: applied whole by an earlier run of flow "
+                                           "'users' (version " +
+                                           std::to_string(version) +
+                                           ", 28 bytes, the same "
+                                           "bytes now): not read again"),
+            std::string::npos)
+      << summary.applied_before[0];
+
+  // The same bytes touched: still left out.
+  auto info = fs_.Stat("a.csv");
+  ASSERT_TRUE(info.ok());
+  ASSERT_TRUE(fs_.SetModificationTime("a.csv", info->modification_time_ms + 5000).ok());
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &summary).ok());
+  EXPECT_EQ(summary.counts.read, 0);
+
+  // Other bytes of the same size, under the same time: read whole.
+  info = fs_.Stat("a.csv");
+  Write("a.csv", std::string(kHeader) + "1,amy,2\n2,bob,1\n");
+  ASSERT_TRUE(fs_.SetModificationTime("a.csv", info->modification_time_ms).ok());
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &summary).ok());
+  EXPECT_EQ(summary.counts.read, 2);
+  EXPECT_EQ(summary.counts.updated, 1);
+  EXPECT_EQ(summary.counts.discarded, 1);
+  EXPECT_EQ(Rows("t"), (Lines{"1,amy", "2,bob"}));
+
+  // With a new file beside it: only the new one is read; the ledger still knows a.csv after.
+  Write("b.csv", std::string(kHeader) + "3,cy,1\n");
+  ASSERT_TRUE(RunFor({"a.csv", "b.csv"}, 0, 0, &summary).ok());
+  EXPECT_EQ(summary.files_read, 1);
+  EXPECT_EQ(summary.counts.read, 1);
+  EXPECT_EQ(summary.applied_before.size(), 1u);
+  ASSERT_TRUE(RunFor({"b.csv", "a.csv"}, 0, 0, &summary).ok());
+  EXPECT_EQ(summary.counts.read, 0);
+  EXPECT_EQ(summary.applied_before.size(), 2u);
+
+  // --reset-position reads them whole again, and every row is discarded.
+  reset_position_ = true;
+  ASSERT_TRUE(RunFor({"a.csv", "b.csv"}, 0, 0, &summary).ok());
+  EXPECT_EQ(summary.counts.read, 3);
+  EXPECT_EQ(summary.counts.discarded, 3);
+  EXPECT_TRUE(summary.versions.empty());
+  EXPECT_TRUE(summary.applied_before.empty());
+  EXPECT_EQ(Rows("t"), (Lines{"1,amy", "2,bob", "3,cy"}));
+}
+
+// A named file a run stopped in (its batch limit) was not applied whole: the next run reads it
+// whole, and the one after leaves it out.
+TEST_F(ChangeFlowRunnerTest, ANamedFileLeftPartReadIsReadWholeAgain) {
+  Write("a.csv", std::string(kHeader) + "1,ann,1\n2,bob,1\n3,cy,1\n");
+  FlowRunSummary summary;
+  ASSERT_TRUE(RunFor({"a.csv"}, /*batch_size=*/1, /*max_batches=*/1, &summary).ok());
+  EXPECT_TRUE(summary.stopped_early);
+  EXPECT_EQ(Rows("t"), Lines{"1,ann"});
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &summary).ok());
+  EXPECT_TRUE(summary.applied_before.empty());
+  EXPECT_EQ(summary.counts.read, 3);
+  EXPECT_EQ(summary.counts.discarded, 1);
+  EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob", "3,cy"}));
+  ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &summary).ok());
+  EXPECT_EQ(summary.counts.read, 0);
+  EXPECT_EQ(summary.applied_before.size(), 1u);
 }
 
 // Read whole again, a named file's bad rows count as quarantined but are not written twice; a
@@ -261,8 +328,11 @@ TEST_F(ChangeFlowRunnerTest, NamedFilesReadAgainQuarantineNothingTwice) {  // SE
   EXPECT_EQ(first.counts.quarantined, 2);
   EXPECT_EQ(Quarantined(), (Lines{",nokey,2", "2,bob,x"}));
   const int64_t quarantine_version = Version("t_quarantine");
+  // Read whole again (a file applied whole is otherwise left out).
+  reset_position_ = true;
   FlowRunSummary again;
   ASSERT_TRUE(RunFor({"a.csv"}, 0, 0, &again).ok());
+  reset_position_ = false;
   EXPECT_EQ(again.counts.quarantined, 2);
   EXPECT_EQ(again.counts.already_quarantined, 2);
   EXPECT_TRUE(again.quarantine_versions.empty());

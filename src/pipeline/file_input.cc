@@ -4,6 +4,7 @@
 #include "apply/quarantine.h"
 #include "delta/snapshot.h"
 #include "io/canonical_path.h"
+#include "io/file_digest.h"
 #include "pipeline/file_input_internal.h"
 #include "pipeline/flow_checkpoint.h"
 #include "sources/input_discovery.h"
@@ -29,6 +30,40 @@ Seen Compare(const LedgerEntry& e, const io::FileInfo& now, std::string* why) {
   }
   if (size == e.size && e.done) return Seen::kDone;
   return Seen::kReadOn;
+}
+
+// The named files of `run` that the ledger of the flow's last target commit has read whole, with
+// the same size and digest now, are left out of it and named in `point->applied_before`; the
+// ledger carries on from that commit's. Without such a commit, or its ledger, nothing changes.
+Status LeaveOutNamedFilesAppliedWhole(const io::FileSystem& fs, RunFiles* run,
+                                      const ResumeRequest& request, ResumePoint* point) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<RecordedPosition> at_target,
+                           FindFlowPosition(fs, request.target, request.flow));
+  if (!at_target || !at_target->position.ledger) return Status::OK();
+  auto loaded =
+      FileLedger::Load(fs, LedgerFolder(request.target, request.flow), *at_target->position.ledger);
+  if (!loaded.ok()) return Status::OK();  // lost: named files are read whole, as always
+  point->ledger = std::move(loaded).value();
+  std::vector<RunFile> keep;
+  for (RunFile& f : run->files) {
+    const LedgerEntry* e = point->ledger.Find(f.path);
+    if (e != nullptr && e->done && !e->digest.empty()) {
+      auto now = fs.Stat(f.path);
+      if (now.ok() && static_cast<int64_t>(now->size) == e->size) {
+        auto digest = io::FileDigest(fs, f.path, now->size);
+        if (digest.ok() && *digest == e->digest) {
+          point->applied_before.push_back(
+              f.path + ": applied whole by an earlier run of flow '" + request.flow +
+              "' (version " + std::to_string(at_target->version) + ", " + std::to_string(e->size) +
+              " bytes, the same bytes now): not read again");
+          continue;
+        }
+      }
+    }
+    keep.push_back(std::move(f));
+  }
+  run->files = std::move(keep);
+  return Status::OK();
 }
 
 }  // namespace
@@ -178,7 +213,11 @@ Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
                                     const ResumeRequest& request) {
   ResumePoint point;
   point.ledger = FileLedger(LedgerFolder(request.target, request.flow));
-  if (!run->stream || request.reset) return point;
+  if (request.reset) return point;
+  if (!run->stream) {
+    CDCLAKE_RETURN_IF_ERROR(LeaveOutNamedFilesAppliedWhole(fs, run, request, &point));
+    return point;
+  }
   const std::string& flow = request.flow;
   const std::string table = request.table_name.empty() ? request.target : request.table_name;
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<RecordedPosition> at_target,
@@ -298,8 +337,9 @@ FlowPosition PositionAfter(const RunFiles& run, const ReadPoint& end,
   return position;
 }
 
-LedgerTracker::LedgerTracker(FileLedger ledger, std::unordered_map<std::string, LedgerEntry> seed)
-    : ledger_(std::move(ledger)), seed_(std::move(seed)) {}
+LedgerTracker::LedgerTracker(FileLedger ledger, std::unordered_map<std::string, LedgerEntry> seed,
+                             bool digests)
+    : ledger_(std::move(ledger)), seed_(std::move(seed)), digests_(digests) {}
 
 void LedgerTracker::Opened(int64_t index, const RunFile& file, const io::FileSystem& fs) {
   Progress p;
@@ -307,6 +347,11 @@ void LedgerTracker::Opened(int64_t index, const RunFile& file, const io::FileSys
   if (info.ok()) {
     p.size = static_cast<int64_t>(info->size);
     p.mtime_ms = info->modification_time_ms;
+    // A digest that cannot be taken is left out: the file is then read again next time.
+    if (digests_) {
+      auto digest = io::FileDigest(fs, file.path, info->size);
+      if (digest.ok()) p.digest = std::move(digest).value();
+    }
   }
   p.read_to = file.drop_before;
   open_[index] = p;
@@ -344,6 +389,7 @@ Result<LedgerRef> LedgerTracker::Record(io::FileSystem& fs, const std::vector<Ru
     LedgerEntry e;
     e.size = p.size;
     e.mtime_ms = p.mtime_ms;
+    e.digest = p.digest;
     // A file that ended in a pending (not yet whole) record is never "read whole": its writer
     // may finish it between the reader's look and the size taken here, and a file that then
     // keeps that size would be skipped for ever. The next run reads on from the record.

@@ -67,6 +67,8 @@ struct ResumePoint {
   std::unordered_map<std::string, LedgerEntry> seed;
   /// Lines for the run's output: files that shrank or were rewritten after being read.
   std::vector<std::string> warnings;
+  /// Named files left out because the flow applied them whole already (FindResumePoint).
+  std::vector<std::string> applied_before;
 };
 
 /// Which flow resumes where, and what to call its table in messages.
@@ -86,9 +88,14 @@ struct ResumeRequest {
 /// are narrowed to those to read — new ones (in the ledger or not, whatever their names sort
 /// as), and ones that grew or were left part-read (from where they were left). Files read
 /// whole and unchanged are dropped; files that shrank or were rewritten under what was read
-/// are dropped with a warning. The start when there is no position, or when resetting; the
-/// files as given when `run` is not a stream. kInvalidArgument when the position is over
-/// another source (CheckSameSource).
+/// are dropped with a warning. The start when there is no position, or when resetting.
+/// kInvalidArgument when the position is over another source (CheckSameSource).
+///
+/// When `run` is not a stream (named files, read whole each run) the files are kept as given,
+/// except those the ledger of the flow's last target commit has read whole with the same size
+/// and digest (io::FileDigest): reading them again could only discard every row once more (or,
+/// past the tombstone retention, bring a deleted key back). They are left out and named in
+/// `applied_before`; the ledger then carries on from that commit's.
 Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
                                     const ResumeRequest& request);
 
@@ -100,9 +107,11 @@ FlowPosition PositionAfter(const RunFiles& run, const ReadPoint& end,
 /// Indexes are into the run's (narrowed) file list.
 class LedgerTracker {
  public:
-  LedgerTracker(FileLedger ledger, std::unordered_map<std::string, LedgerEntry> seed);
+  /// `digests`: each file's digest is taken when it is opened (runs of named files).
+  LedgerTracker(FileLedger ledger, std::unordered_map<std::string, LedgerEntry> seed,
+                bool digests = false);
 
-  /// `file` was opened (its size and modification time are taken now).
+  /// `file` was opened (its size and modification time are taken now, and its digest).
   void Opened(int64_t index, const RunFile& file, const io::FileSystem& fs);
   /// A batch of the file was read (it may not be in a committed batch yet).
   void Saw(int64_t index, const change::ChangeBatch& batch);
@@ -125,10 +134,12 @@ class LedgerTracker {
     bool pending = false;
     int64_t pending_at = 0;
     std::optional<sources::RecordSpan> unterminated_last;
+    std::string digest;
   };
   FileLedger ledger_;
   std::unordered_map<std::string, LedgerEntry> seed_;
   std::map<int64_t, Progress> open_;  // opened and not yet recorded done
+  bool digests_;
 };
 
 /// An opened file, with the batches read ahead to check a flow against (for sources whose

@@ -1,5 +1,5 @@
-// FileLedger: tab-separated ledger files (path, size, mtime, consumed, done, unterminated span),
-// loaded base then deltas, written as new files only.
+// FileLedger: tab-separated ledger files (path, size, mtime, consumed, done, unterminated span,
+// digest), loaded base then deltas, written as new files only.
 #include "pipeline/file_ledger.h"
 
 #include <algorithm>
@@ -12,7 +12,9 @@ namespace cdclake::pipeline {
 
 namespace {
 
-constexpr std::string_view kHeader = "cdclake-file-ledger\t1\n";
+// Version 2 added the digest column; files of version 1 (seven columns) are still read.
+constexpr std::string_view kHeader = "cdclake-file-ledger\t2\n";
+constexpr std::string_view kHeaderV1 = "cdclake-file-ledger\t1\n";
 // More deltas than this, or more delta entries than the base holds, and the next write is a
 // new base: a load reads at most about twice the entries there are.
 constexpr size_t kMaxDeltas = 16;
@@ -77,7 +79,7 @@ bool LedgerEntry::operator==(const LedgerEntry& o) const {
     return s ? std::pair{s->byte_offset, s->byte_end} : std::pair<int64_t, int64_t>{-1, -1};
   };
   return size == o.size && mtime_ms == o.mtime_ms && consumed == o.consumed && done == o.done &&
-         span(unterminated_last) == span(o.unterminated_last);
+         span(unterminated_last) == span(o.unterminated_last) && digest == o.digest;
 }
 
 json::Json LedgerRef::ToJson() const {
@@ -125,9 +127,11 @@ Status FileLedger::ReadFile(const io::FileSystem& fs, const std::string& name) {
         "refresh the table in full");
   }
   std::string_view text = *content;
-  if (text.substr(0, kHeader.size()) != kHeader) {
+  const bool v1 = text.substr(0, kHeaderV1.size()) == kHeaderV1;
+  if (!v1 && text.substr(0, kHeader.size()) != kHeader) {
     return Status::Corrupt(path + ": not a cdclake file ledger (its first line is wrong)");
   }
+  const size_t columns = v1 ? 7 : 8;
   size_t at = kHeader.size();
   int64_t line_no = 1;
   int64_t entries = 0;
@@ -139,9 +143,9 @@ Status FileLedger::ReadFile(const io::FileSystem& fs, const std::string& name) {
     }
     std::string_view line = text.substr(at, end - at);
     at = end + 1;
-    std::string_view fields[7];
+    std::string_view fields[8];
     size_t n = 0, from = 0;
-    while (n < 7) {
+    while (n < columns) {
       size_t tab = line.find('\t', from);
       fields[n++] =
           line.substr(from, tab == std::string_view::npos ? line.size() - from : tab - from);
@@ -150,12 +154,14 @@ Status FileLedger::ReadFile(const io::FileSystem& fs, const std::string& name) {
     }
     LedgerEntry e;
     int64_t done = 0, u_start = -1, u_end = -1;
-    if (n != 7 || !ParseInt(fields[1], &e.size) || !ParseInt(fields[2], &e.mtime_ms) ||
+    if (n != columns || !ParseInt(fields[1], &e.size) || !ParseInt(fields[2], &e.mtime_ms) ||
         !ParseInt(fields[3], &e.consumed) || !ParseInt(fields[4], &done) ||
         !ParseInt(fields[5], &u_start) || !ParseInt(fields[6], &u_end)) {
       return Status::Corrupt(path + ": line " + std::to_string(line_no) +
-                             " is not path, size, mtime, consumed, done, span start, span end");
+                             " is not path, size, mtime, consumed, done, span start, span end" +
+                             (v1 ? "" : ", digest"));
     }
+    if (!v1 && fields[7] != "-") e.digest = std::string(fields[7]);
     e.done = done != 0;
     if (u_start >= 0) e.unterminated_last = sources::RecordSpan{u_start, u_end};
     entries_[Unescaped(fields[0])] = e;
@@ -180,7 +186,8 @@ Result<std::string> FileLedger::WriteFile(
     out += '\t' + std::to_string(e.size) + '\t' + std::to_string(e.mtime_ms) + '\t' +
            std::to_string(e.consumed) + '\t' + (e.done ? "1" : "0") + '\t' +
            std::to_string(e.unterminated_last ? e.unterminated_last->byte_offset : -1) + '\t' +
-           std::to_string(e.unterminated_last ? e.unterminated_last->byte_end : -1) + '\n';
+           std::to_string(e.unterminated_last ? e.unterminated_last->byte_end : -1) + '\t' +
+           (e.digest.empty() ? std::string("-") : e.digest) + '\n';
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::string id, NewUuid());
   std::string name = "g" + std::to_string(generation_) + "-" + id + "." + kind + ".tsv";

@@ -28,6 +28,10 @@ struct LedgerEntry {
   /// Its last consumed record ended the file without a terminator (ChangeSource::
   /// UnterminatedLast), passed back when the file is read on.
   std::optional<sources::RecordSpan> unterminated_last;
+  /// io::FileDigest of its first `size` bytes, taken when it was opened; empty when not taken
+  /// (files of streams, which Auto Loader tells apart by size and modification time alone). A
+  /// named file whose ledger entry is done with the same size, time and digest is not read again.
+  std::string digest;
 
   bool operator==(const LedgerEntry& o) const;
 };

@@ -53,6 +53,40 @@ TEST(FileLedgerTest, RecordsLoadBackAndLaterDeltasWin) {
   EXPECT_EQ(ref->files, second->files);
 }
 
+// Digests (named files) round-trip; a file of the first version, without the column, still
+// loads, its entries without digests; a line with a column missing is an error naming it.
+TEST(FileLedgerTest, DigestsRoundTripAndFirstVersionFilesStillLoad) {
+  io::MemoryFileSystem fs;
+  const std::string dir = LedgerFolder("t", "f");
+  ASSERT_TRUE(fs.PutIfAbsent(dir + "/g0-old.base.tsv",
+                             "cdclake-file-ledger\t1\n/land/old.csv\t7\t1007\t7\t1\t-1\t-1\n")
+                  .ok());
+  auto old = FileLedger::Load(fs, dir, LedgerRef{{"g0-old.base.tsv"}});
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  ASSERT_NE(old->Find("/land/old.csv"), nullptr);
+  EXPECT_EQ(*old->Find("/land/old.csv"), Entry(7));
+
+  LedgerEntry named = Entry(12);
+  named.digest = "xxh3:000102030405060708090a0b0c0d0e0f";
+  auto ref = old->Record(fs, {{"a.csv", named}});
+  ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+  auto loaded = FileLedger::Load(fs, dir, *ref);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_NE(loaded->Find("a.csv"), nullptr);
+  EXPECT_EQ(loaded->Find("a.csv")->digest, named.digest);
+  EXPECT_EQ(*loaded->Find("/land/old.csv"), Entry(7));  // empty digest kept empty ("-")
+
+  ASSERT_TRUE(fs.PutIfAbsent(dir + "/g0-bad.base.tsv",
+                             "cdclake-file-ledger\t2\n/land/b.csv\t7\t1007\t7\t1\t-1\t-1\n")
+                  .ok());
+  auto bad = FileLedger::Load(fs, dir, LedgerRef{{"g0-bad.base.tsv"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("g0-bad.base.tsv: line 2 is not path, size, mtime, "
+                                        "consumed, done, span start, span end, digest"),
+            std::string::npos)
+      << bad.status().ToString();
+}
+
 TEST(FileLedgerTest, CompactsIntoANewBaseNowAndThen) {
   io::MemoryFileSystem fs;
   FileLedger ledger("l");

@@ -107,7 +107,7 @@ function applyRuns(table, files) {
   if (!table.dv) flow.push('--property', 'delta.enableDeletionVectors=false');
   if (table.partition) flow.push('--partition-by', table.partition);
   // Two files in batches of 37 (across the files), one file at once, one in batches of 50; then
-  // a replay of the second file, which changes nothing.
+  // replays of the second file, which change nothing.
   const summaries = [
     run(cdclakeBin, 'apply', ...flow, '--batch-size', '37', files[0], files[1]),
     run(cdclakeBin, 'apply', ...flow, files[2]),
@@ -116,7 +116,13 @@ function applyRuns(table, files) {
   const read = summaries.map((s) => summaryCount(s, 'rows read'));
   assert.deepEqual(read, [2 * ROWS_PER_FILE, ROWS_PER_FILE, ROWS_PER_FILE], `${table.name}: rows read`);
   assert.equal(summaryCount(summaries[0], 'batches'), Math.ceil((2 * ROWS_PER_FILE) / 37), table.name);
-  const replay = run(cdclakeBin, 'apply', ...flow, files[1]);
+  // The second file was applied whole by the first run (two runs before): left out, read again
+  // only with --reset-position, which discards every row.
+  const leftOut = run(cdclakeBin, 'apply', ...flow, files[1]);
+  assert.match(leftOut, /^versions written  +none$/m, `${table.name}: the replay wrote a version`);
+  assert.equal(summaryCount(leftOut, 'rows read'), 0, `${table.name}: the replay read rows`);
+  assert.match(leftOut, /applied whole by an earlier run of flow/, `${table.name}: no line for the file left out`);
+  const replay = run(cdclakeBin, 'apply', ...flow, '--reset-position', files[1]);
   assert.match(replay, /^versions written  +none$/m, `${table.name}: the replay wrote a version`);
   assert.equal(summaryCount(replay, 'rows discarded'), ROWS_PER_FILE, `${table.name}: replay`);
   for (const s of [...summaries, replay]) {
