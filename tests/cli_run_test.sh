@@ -99,6 +99,30 @@ expect_eq "$ids" 2 "orders_current's table ids in the event log (before and afte
 last=$(awk -F, '$1 == "orders_current" { line = $0 } END { print line }' <<<"$log")
 expect_eq "$last" "orders_current,$(table_id orders),$(table_id bronze_orders)" "lineage of the last orders batch: "
 
+# A silver batch that changes nothing (its bronze rows are duplicates and older events) writes no
+# version, and the next run does not read those bronze rows again.
+mkdir -p dup
+cat > dup.sql <<'EOF'
+CREATE OR REFRESH STREAMING TABLE d.bronze
+AS SELECT * FROM STREAM(read_files('dup/*.csv', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE d.silver;
+CREATE FLOW silver_flow AS AUTO CDC INTO d.silver FROM STREAM(d.bronze)
+KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (_source_file, _source_offset, _ingested_at)
+STORED AS SCD TYPE 1;
+EOF
+printf 'id,v,seq\n1,a,10\n' > dup/d1.csv
+"$bin" run dup.sql --warehouse dlake > /dev/null
+printf 'id,v,seq\n1,a,10\n1,old,5\n' > dup/d2.csv
+"$bin" run dup.sql --warehouse dlake > /dev/null
+versions=$(ls dlake/d/silver/_delta_log/*.json | wc -l)
+"$bin" run dup.sql --warehouse dlake > /dev/null
+expect_eq "$(ls dlake/d/silver/_delta_log/*.json | wc -l)" "$versions" "silver versions after duplicates: "
+dlog=$("$bin" show dlake/_event_log --format csv --columns flow,rows_read)
+expect_eq "$(awk -F, '$1 == "silver_flow" { n += $2 } END { print n + 0 }' <<<"$dlog")" 3 \
+  "bronze rows the silver read over three runs (the duplicates once): "
+expect_eq "$("$bin" show dlake/d/silver --format csv --columns id,v,seq)" 'id,v,seq
+1,a,10' "silver after duplicates: "
+
 # A malformed pipeline: exit code 2 and the line and column.
 printf 'CREATE OR REFRESH STREAMING TABLE t;\nCREATE FLOW f AS AUTO CDC INTO t\nFROM STREAM(s) KEYS (id) SEQUENCE BY;\n' > bad.sql
 set +e

@@ -13,6 +13,7 @@
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "pipeline/file_input_internal.h"
+#include "pipeline/flow_checkpoint.h"
 #include "pipeline/pending_rows.h"
 #include "sources/input_discovery.h"
 
@@ -183,6 +184,12 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       return from.empty() ? result.status() : result.status().WithContext("applying " + from);
     }
     if (result->version) ++txn_version;
+    if (run.stream && !result->version && !result->quarantine_version) {
+      // Nothing changed, so no commit records the position: it is kept beside the table, or
+      // every later run would read this input again. Best effort: without it, that input is
+      // read again and changes nothing again.
+      (void)RecordUnchangedPosition(fs, flow.target, qtable, flow.name, position.ToJson());
+    }
     ++summary->batches;
     summary->counts += result->counts;
     if (result->quarantine_version) {

@@ -166,6 +166,61 @@ TEST_F(ChangeFlowRunnerTest, ARerunReadsNothingAndWritesNoVersion) {
   EXPECT_EQ(Version("t"), version);
 }
 
+// A batch that changes nothing (every event older than the key's state) writes no version
+// (SEMANTICS §8), yet its input is not read again: its position is kept beside the table while
+// the table stays as it was, and the next batch that commits carries its files in the ledger.
+TEST_F(ChangeFlowRunnerTest, InputThatChangedNothingIsNotReadAgain) {
+  Write("in/a.csv", std::string(kHeader) + "1,ann,5\n2,bob,5\n");
+  RunFlow();
+  const int64_t version = Version("t");
+  Write("in/b.csv", std::string(kHeader) + "1,old,3\n2,bob,5\n");
+  FlowRunSummary first = RunFlow();
+  EXPECT_EQ(first.counts.read, 2);
+  EXPECT_EQ(first.counts.discarded, 2);
+  EXPECT_TRUE(first.versions.empty());
+  EXPECT_EQ(Version("t"), version);
+
+  FlowRunSummary again = RunFlow();
+  EXPECT_EQ(again.counts.read, 0);
+  ASSERT_TRUE(again.resumed_from);
+  EXPECT_EQ(again.resumed_from->file, "in/b.csv");
+  EXPECT_TRUE(again.versions.empty());
+
+  // A new file is read alone; after its commit, b.csv is in the committed ledger.
+  Write("in/c.csv", std::string(kHeader) + "3,cy,1\n");
+  FlowRunSummary next = RunFlow();
+  EXPECT_EQ(next.counts.read, 1);
+  EXPECT_EQ(next.versions.size(), 1u);
+  EXPECT_EQ(RunFlow().counts.read, 0);
+  EXPECT_EQ(Rows("t"), (Lines{"1,ann", "2,bob", "3,cy"}));
+}
+
+// The kept position holds only while the target is at the version it was read against: once
+// another writer commits, the input after the committed position is read again (and changes
+// nothing again), and a quarantine commit in between does the same.
+TEST_F(ChangeFlowRunnerTest, AKeptPositionLapsesWhenTheTablesMoveOn) {
+  Write("in/a.csv", std::string(kHeader) + "1,ann,5\n");
+  RunFlow();
+  Write("in/b.csv", std::string(kHeader) + "1,old,3\n");
+  EXPECT_EQ(RunFlow().counts.discarded, 1);
+  EXPECT_EQ(RunFlow().counts.read, 0);
+  // Another writer's commit (a metadata-only one).
+  {
+    auto snapshot = delta::Snapshot::Load(fs_, "t");
+    ASSERT_TRUE(snapshot.ok());
+    delta::Transaction txn(fs_, "t", *snapshot);
+    txn.Add(delta::Txn{"someone-else", 1, 0});
+    ASSERT_TRUE(txn.Commit(delta::CommitOptions{}).ok());
+  }
+  FlowRunSummary lapsed = RunFlow();
+  EXPECT_EQ(lapsed.counts.read, 1);
+  EXPECT_EQ(lapsed.counts.discarded, 1);
+  EXPECT_EQ(RunFlow().counts.read, 0);  // kept again, against the new version
+  // reset_position reads everything whatever is kept.
+  reset_position_ = true;
+  EXPECT_EQ(RunFlow().counts.read, 2);
+}
+
 TEST_F(ChangeFlowRunnerTest, AppendedLinesAndNewFilesAreReadAlone) {
   Write("in/0001.csv", std::string(kHeader) + "1,ann,1\n");
   RunFlow();

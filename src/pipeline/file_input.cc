@@ -252,6 +252,20 @@ Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
     }
     if (!at_quarantine->target_commit && later) resume = at_quarantine;
   }
+  // Batches after those positions that changed nothing: not read again while both tables are
+  // as they were then (FindUnchangedPosition).
+  CDCLAKE_ASSIGN_OR_RETURN(
+      std::optional<json::Json> unchanged,
+      FindUnchangedPosition(fs, request.target, request.quarantine_table, flow));
+  if (unchanged) {
+    auto p = FlowPosition::FromJson(*unchanged);
+    if (p.ok() && !p->source.empty() && CheckSameSource(fs, *p, run->source, flow, table).ok()) {
+      RecordedPosition at;
+      at.position = std::move(p).value();
+      at.version = resume ? resume->version : -1;
+      resume = std::move(at);
+    }
+  }
   if (!resume) return point;
   const FlowPosition& p = resume->position;
   point.resumed_from = p;

@@ -77,7 +77,67 @@ Result<std::optional<FlowCommit>> FromCommitInfo(const io::FileSystem& fs,
   return std::optional<FlowCommit>();
 }
 
+// "<table>/_cdclake/ledger/<flow>/unchanged.json".
+std::string UnchangedPath(const std::string& table_root, const std::string& flow) {
+  return io::JoinPath(LedgerFolder(table_root, flow), "unchanged.json");
+}
+
+// A table's id and latest version; "" and -1 when there is no table.
+Result<std::pair<std::string, int64_t>> TableNow(const io::FileSystem& fs,
+                                                 const std::string& root) {
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, root));
+  if (!exists) return std::make_pair(std::string(), int64_t{-1});
+  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, root));
+  return std::make_pair(snapshot->metadata().id, snapshot->version());
+}
+
+// The quarantine table's latest version (a listing of its log); -1 when there is none.
+Result<int64_t> QuarantineVersionNow(const io::FileSystem& fs, const std::string& root) {
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, root));
+  if (!exists) return int64_t{-1};
+  CDCLAKE_ASSIGN_OR_RETURN(delta::LogSegment segment, delta::ListLogSegment(fs, root));
+  return segment.latest_version;
+}
+
 }  // namespace
+
+Status RecordUnchangedPosition(io::FileSystem& fs, const std::string& table_root,
+                               const std::string& quarantine_root, const std::string& flow,
+                               const json::Json& position) {
+  CDCLAKE_ASSIGN_OR_RETURN(auto target, TableNow(fs, table_root));
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t quarantine, QuarantineVersionNow(fs, quarantine_root));
+  json::Json record{{"tableId", target.first},
+                    {"tableVersion", target.second},
+                    {"quarantineVersion", quarantine},
+                    {"position", position}};
+  return fs.WriteFile(UnchangedPath(table_root, flow), json::Dump(record));
+}
+
+Result<std::optional<json::Json>> FindUnchangedPosition(const io::FileSystem& fs,
+                                                        const std::string& table_root,
+                                                        const std::string& quarantine_root,
+                                                        const std::string& flow) {
+  using Found = std::optional<json::Json>;
+  const std::string path = UnchangedPath(table_root, flow);
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(path));
+  if (!exists) return Found();
+  auto text = fs.ReadFile(path);
+  if (!text.ok()) return Found();
+  auto record = json::Parse(*text);
+  if (!record.ok() || !record->is_object() || !(*record)["tableId"].is_string() ||
+      !(*record)["tableVersion"].is_number_integer() ||
+      !(*record)["quarantineVersion"].is_number_integer() || !(*record)["position"].is_object()) {
+    return Found();
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(auto target, TableNow(fs, table_root));
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t quarantine, QuarantineVersionNow(fs, quarantine_root));
+  if (target.first != (*record)["tableId"].get<std::string>() ||
+      target.second != (*record)["tableVersion"].get<int64_t>() ||
+      quarantine != (*record)["quarantineVersion"].get<int64_t>()) {
+    return Found();
+  }
+  return Found((*record)["position"]);
+}
 
 Result<std::optional<FlowCommit>> FindFlowCommit(const io::FileSystem& fs,
                                                  const std::string& table_root,

@@ -29,6 +29,25 @@ Result<std::optional<FlowCommit>> FindFlowCommit(const io::FileSystem& fs,
                                                  const std::string& table_root,
                                                  const std::string& flow);
 
+/// Where a flow's reading stopped after a batch that changed nothing (every event discarded as
+/// applied already, nothing quarantined). SEMANTICS §8 allows no table version for it, so the
+/// position (as the commit would have recorded it) is kept beside the table, in
+/// "<table>/_cdclake/ledger/<flow>/unchanged.json", with the target's table id and version and
+/// the quarantine table's version it was read against. Without it such input would be read
+/// again by every run until a batch changed something.
+Status RecordUnchangedPosition(io::FileSystem& fs, const std::string& table_root,
+                               const std::string& quarantine_root, const std::string& flow,
+                               const json::Json& position);
+
+/// The position RecordUnchangedPosition kept, while the target (the same table id) and the
+/// quarantine table are still at the versions it names: it is then later than any the tables
+/// record. nullopt when there is none, when either table has moved on, or when it cannot be
+/// read (the input after the tables' positions is then read again, which changes nothing).
+Result<std::optional<json::Json>> FindUnchangedPosition(const io::FileSystem& fs,
+                                                        const std::string& table_root,
+                                                        const std::string& quarantine_root,
+                                                        const std::string& flow);
+
 /// The number of the flow's last batch committed to the table: its `txn` version (0: none).
 Result<int64_t> LastFlowBatch(const io::FileSystem& fs, const std::string& table_root,
                               const std::string& flow);

@@ -226,6 +226,12 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
         ++batch_no;
         report.table_version = result.version;
         outcome->versions.push_back(*result.version);
+      } else if (!result.quarantine_version) {
+        // Nothing changed, so no commit records the position: it is kept beside the table, or
+        // every later run would read this input again (best effort: without it, the input is
+        // read again and changes nothing again).
+        (void)RecordUnchangedPosition(fs, flow.target_folder, QuarantineFolder(flow), flow.name,
+                                      position);
       }
     }
     if (table_id.empty() && report.table_version) table_id = TableIdOf(fs, flow.target_folder);
@@ -343,6 +349,12 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit,
                              FindFlowCommit(fs, flow.target_folder, flow.name));
     if (commit && !execution.reset_position) position = commit->position;
+    if (!execution.reset_position) {
+      CDCLAKE_ASSIGN_OR_RETURN(
+          std::optional<json::Json> unchanged,
+          FindUnchangedPosition(fs, flow.target_folder, QuarantineFolder(flow), flow.name));
+      if (unchanged) position = std::move(*unchanged);
+    }
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
                              OpenTableSource(fs, flow.source.table, flow.source.table_folder,
                                              position, execution.batch_rows));
