@@ -94,7 +94,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   summary->resumed_from = resume.resumed_from;
   summary->warnings = resume.warnings;
   summary->applied_before = resume.applied_before;
-  resume.ledger.DeleteOldGenerations(fs);
+  if (!resume.keep_old_generations) resume.ledger.DeleteOldGenerations(fs);
   LedgerTracker tracker(std::move(resume.ledger), std::move(resume.seed),
                         /*digests=*/!run.stream);
 

@@ -221,6 +221,33 @@ TEST_F(ChangeFlowRunnerTest, AKeptPositionLapsesWhenTheTablesMoveOn) {
   EXPECT_EQ(RunFlow().counts.read, 2);
 }
 
+// Runs that change nothing write ledger files of newer generations; while they resume from a
+// kept position, the generations the committed position names are not deleted, so that when
+// the kept position lapses the committed one still finds its ledger.
+TEST_F(ChangeFlowRunnerTest, ALapsedKeptPositionStillFindsTheCommittedLedger) {
+  Write("in/a.csv", std::string(kHeader) + "1,ann,5\n");
+  RunFlow();
+  const int kRuns = 60;  // a new ledger generation every 17 deltas: three and more
+  for (int i = 0; i < kRuns; ++i) {
+    Write("in/b" + std::to_string(100 + i) + ".csv", std::string(kHeader) + "1,old,3\n");
+    FlowRunSummary s = RunFlow();
+    ASSERT_EQ(s.counts.read, 1) << i;
+    ASSERT_EQ(s.counts.discarded, 1) << i;
+  }
+  {
+    auto snapshot = delta::Snapshot::Load(fs_, "t");
+    ASSERT_TRUE(snapshot.ok());
+    delta::Transaction txn(fs_, "t", *snapshot);
+    txn.Add(delta::Txn{"someone-else", 1, 0});
+    ASSERT_TRUE(txn.Commit(delta::CommitOptions{}).ok());
+  }
+  FlowRunSummary lapsed = RunFlow();
+  EXPECT_TRUE(lapsed.warnings.empty()) << lapsed.warnings[0];
+  EXPECT_EQ(lapsed.counts.read, kRuns);
+  EXPECT_EQ(lapsed.counts.discarded, kRuns);
+  EXPECT_EQ(Rows("t"), Lines{"1,ann"});
+}
+
 TEST_F(ChangeFlowRunnerTest, AppendedLinesAndNewFilesAreReadAlone) {
   Write("in/0001.csv", std::string(kHeader) + "1,ann,1\n");
   RunFlow();

@@ -161,7 +161,7 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
                       ResumeRequest{target.folder, target.quarantine_table, target.flow,
                                     target.table, target.reset,
                                     /*rereading_is_harmless=*/cdc_flow != nullptr}));
-  if (!target.peek) resume.ledger.DeleteOldGenerations(fs);
+  if (!target.peek && !resume.keep_old_generations) resume.ledger.DeleteOldGenerations(fs);
   std::shared_ptr<const delta::Snapshot> snapshot;
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, target.folder));
   if (exists) {

@@ -264,6 +264,7 @@ Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
       at.position = std::move(p).value();
       at.version = resume ? resume->version : -1;
       resume = std::move(at);
+      point.keep_old_generations = true;
     }
   }
   if (!resume) return point;

@@ -69,6 +69,10 @@ struct ResumePoint {
   std::vector<std::string> warnings;
   /// Named files left out because the flow applied them whole already (FindResumePoint).
   std::vector<std::string> applied_before;
+  /// Resumed from a position kept for batches that changed nothing (FindUnchangedPosition):
+  /// the ledger's older generations are then kept, since the committed position, which the
+  /// next run falls back to if that position lapses, may name one of them.
+  bool keep_old_generations = false;
 };
 
 /// Which flow resumes where, and what to call its table in messages.
