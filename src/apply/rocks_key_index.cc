@@ -105,6 +105,13 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
   options.memtable_prefix_bloom_size_ratio = 0.05;
   options.memtable_whole_key_filtering = true;
   options.compression = rocksdb::kLZ4Compression;
+  // Compactions run at idle CPU priority, flushes at low. A process that applies one batch and
+  // exits rarely finishes a compaction of earlier processes' files before its close cancels it,
+  // and at normal priority that work took a core from the batch: at 10M rows a batch replay took
+  // 1.14 of the wall time (paired, docs/apply.md "Compaction of the key index"). A long-running
+  // `cdclake run` gets them done while it waits; a starved one stalls writes and so gets CPU.
+  (void)options.env->LowerThreadPoolCPUPriority(rocksdb::Env::LOW, rocksdb::CpuPriority::kIdle);
+  (void)options.env->LowerThreadPoolCPUPriority(rocksdb::Env::HIGH, rocksdb::CpuPriority::kLow);
   // Cold start (one process per batch is the common schedule): opening reads each table
   // file's properties and size unless told not to; the key index needs neither (measured:
   // docs/apply.md, "Opening and closing the key index").
