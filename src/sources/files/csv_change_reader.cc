@@ -4,6 +4,7 @@
 #include <set>
 
 #include "sources/files/column_type_inference_internal.h"
+#include "sources/files/csv_split_reader_internal.h"
 
 namespace cdclake::sources::internal {
 
@@ -86,7 +87,12 @@ Result<std::unique_ptr<ChangeFileReader>> CsvChangeReader::Open(io::FileSystem& 
   const bool last_is_required =
       !fields.empty() && (NamedIn(options.sequence_columns, fields.back().name) ||
                           NamedIn(options.required_columns, fields.back().name));
-  auto reader = std::make_unique<CsvChangeReader>(std::move(input), data::Schema(std::move(fields)),
+  data::Schema schema(std::move(fields));
+  CDCLAKE_ASSIGN_OR_RETURN(
+      std::unique_ptr<ChangeFileReader> split,
+      OpenSplitCsvReader(fs, path, schema, options, last_is_required, input.size()));
+  if (split != nullptr) return split;
+  auto reader = std::make_unique<CsvChangeReader>(std::move(input), std::move(schema),
                                                   std::move(path), options.batch_rows,
                                                   options.unterminated_last, last_is_required);
   CDCLAKE_RETURN_IF_ERROR(reader->SkipHeader());

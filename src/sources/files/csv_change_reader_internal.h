@@ -26,13 +26,17 @@ class CsvChangeReader final : public ChangeFileReader {
   std::optional<RecordSpan> UnterminatedLast() const override { return tail_.unterminated_last(); }
 
   /// `last_is_required`: the last column is a SEQUENCE BY or other required column
-  /// (ChangeFileOptions::required_columns): an empty one there is cut short.
+  /// (ChangeFileOptions::required_columns): an empty one there is cut short. Then SkipHeader, or
+  /// StartAtLine for an input that is a range starting on a record boundary.
   CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path, int64_t batch_rows,
                   std::optional<RecordSpan> unterminated_last, bool last_is_required);
 
- private:
-  // Positions splitter_ on the first record after the header.
+  /// Positions the reader on the first record after the header.
   Status SkipHeader();
+  /// The input's first record is on line `line` of the file (a range's reader).
+  void StartAtLine(int64_t line) { splitter_.StartAt(line); }
+
+ private:
   // Whether record_, which the file ends in without a line ending, is not whole yet.
   bool NotWholeYet(size_t num_columns);
   // Rejects or adds record_ (converted into cells_, or failing with `reason`), noting it.

@@ -63,6 +63,12 @@ class CsvRecordSplitter {
     line_ = 1;
     started_ = false;
   }
+  /// Starts on a record boundary inside the file: its first record is on line `line`, and no
+  /// byte order mark is looked for.
+  void StartAt(int64_t line) {
+    line_ = line;
+    started_ = true;
+  }
 
  private:
   enum class Outcome { kRecord, kMalformed, kPending, kNeedMore, kEnd };
