@@ -27,7 +27,7 @@ struct Flat {
 
 Flat Read(io::FileSystem& fs, const std::string& path, ChangeFileOptions options) {
   Flat out;
-  auto reader = ChangeFileReader::Open(fs, path, options);
+  auto reader = ChangeFileReader::Open(fs, path, std::move(options));
   EXPECT_TRUE(reader.ok()) << reader.status().ToString();
   if (!reader.ok()) return out;
   for (;;) {
