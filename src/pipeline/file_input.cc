@@ -362,8 +362,10 @@ void LedgerTracker::Opened(int64_t index, const RunFile& file, const io::FileSys
   if (info.ok()) {
     p.size = static_cast<int64_t>(info->size);
     p.mtime_ms = info->modification_time_ms;
-    // A digest that cannot be taken is left out: the file is then read again next time.
-    if (digests_) {
+    // A digest that cannot be taken is left out: the file is then read again next time. So is
+    // one of a file over kDigestUpToBytes: the digest reads the file once more before it is
+    // decoded, which for a large file not in the page cache costs as much as decoding it.
+    if (digests_ && info->size <= kDigestUpToBytes) {
       auto digest = io::FileDigest(fs, file.path, info->size);
       if (digest.ok()) p.digest = std::move(digest).value();
     }

@@ -107,6 +107,10 @@ Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
 FlowPosition PositionAfter(const RunFiles& run, const ReadPoint& end,
                            const std::optional<LedgerRef>& ledger);
 
+/// Named files larger than this get no digest (LedgerEntry::digest), so a later run reads them
+/// whole again instead of leaving them out.
+inline constexpr uint64_t kDigestUpToBytes = uint64_t{1} << 30;
+
 /// What a run has read of each file it opened, turned into ledger entries as batches end.
 /// Indexes are into the run's (narrowed) file list.
 class LedgerTracker {

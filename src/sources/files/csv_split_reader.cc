@@ -92,7 +92,9 @@ class SplitCsvReader final : public ChangeFileReader {
 
   Status DecodeHalves() {
     constexpr uint64_t kEnd = std::numeric_limits<uint64_t>::max();
-    auto first = OpenPart(0, cut_, 1, std::nullopt);
+    // Both halves know the earlier run's unterminated last record: the file may have grown far
+    // past it since, so that it now lies in the first half.
+    auto first = OpenPart(0, cut_, 1, options_.unterminated_last);
     auto second = OpenPart(cut_, kEnd, cut_line_, options_.unterminated_last);
     if (first.ok() && second.ok()) {
       Half a, b;

@@ -181,5 +181,30 @@ TEST(CsvSplitReaderTest, ACutInsideAQuotedFieldFallsBackAndSmallFilesStayWhole) 
   EXPECT_NE(split.rows[150].find("@152:"), std::string::npos) << split.rows[150];
 }
 
+// An earlier run's unterminated last record that has had bytes appended since, with the file
+// grown so far that it now lies in the first half: rejected as appended either way.
+TEST(CsvSplitReaderTest, AnAppendedEarlierLastRecordInTheFirstHalf) {
+  io::MemoryFileSystem fs;
+  std::string text = "id,name,seq\n";
+  for (int i = 0; i < 20; ++i) text += std::to_string(i) + ",n,1\n";
+  const int64_t at = static_cast<int64_t>(text.size());
+  text += "20,appended,1\n";  // an earlier run saw "20,append" end the file
+  for (int i = 21; i < 200; ++i) text += std::to_string(i) + ",n,1\n";
+  ASSERT_TRUE(fs.WriteFile("g.csv", text).ok());
+  ChangeFileOptions options;
+  options.format = FileFormat::kCsv;
+  options.unterminated_last = RecordSpan{at, at + 9};
+  ChangeFileOptions whole_options = options;
+  whole_options.split_from_bytes = 0;
+  options.split_from_bytes = 1;
+  const Flat halves = Read(fs, "g.csv", options);
+  const Flat whole = Read(fs, "g.csv", whole_options);
+  EXPECT_TRUE(halves.split);
+  ASSERT_EQ(whole.rejected.size(), 1u);
+  EXPECT_EQ(halves.rejected, whole.rejected);
+  EXPECT_EQ(halves.rows, whole.rows);
+  EXPECT_EQ(halves.tail, whole.tail);
+}
+
 }  // namespace
 }  // namespace cdclake::sources
