@@ -166,6 +166,9 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     last_version = std::max(last_version, applier->version());
   };
   PendingRows pending;
+  // The position after the run's last batch when that batch changed nothing (no commit records
+  // it).
+  std::optional<json::Json> unchanged_after;
   auto apply_batch = [&](const change::ChangeBatch& batch, const ReadPoint& end) -> Status {
     CDCLAKE_ASSIGN_OR_RETURN(LedgerRef ledger,
                              tracker.Record(fs, files, end, pending.first_file_index()));
@@ -184,11 +187,11 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       return from.empty() ? result.status() : result.status().WithContext("applying " + from);
     }
     if (result->version) ++txn_version;
-    if (run.stream && !result->version && !result->quarantine_version) {
-      // Nothing changed, so no commit records the position: it is kept beside the table, or
-      // every later run would read this input again. Best effort: without it, that input is
-      // read again and changes nothing again.
-      (void)RecordUnchangedPosition(fs, flow.target, qtable, flow.name, position.ToJson());
+    // Nothing changed, so no commit records the position; the last such batch's is kept.
+    if (result->version || result->quarantine_version) {
+      unchanged_after.reset();
+    } else if (run.stream) {
+      unchanged_after = position.ToJson();
     }
     ++summary->batches;
     summary->counts += result->counts;
@@ -200,6 +203,15 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       last_quarantine_version = *result->quarantine_version;
     }
     summary->position = std::move(position);
+    return Status::OK();
+  };
+  // The run's end: a position no commit records is kept beside the table, or every later run
+  // would read that input again. Best effort: without it, the input is read again and changes
+  // nothing again.
+  auto finished = [&] {
+    if (unchanged_after) {
+      (void)RecordUnchangedPosition(fs, flow.target, qtable, flow.name, *unchanged_after);
+    }
     return Status::OK();
   };
   auto limit_reached = [&] {
@@ -254,7 +266,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
       if (!pending.empty()) {
         change::ChangeBatch head = pending.Take(0);
         CDCLAKE_RETURN_IF_ERROR(apply_batch(head, pending.last_taken()));
-        if (limit_reached()) return Status::OK();
+        if (limit_reached()) return finished();
       }
       pending = PendingRows();
     }
@@ -264,14 +276,14 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     while (options.batch_size > 0 && pending.num_rows() > options.batch_size) {
       change::ChangeBatch head = pending.Take(options.batch_size);
       CDCLAKE_RETURN_IF_ERROR(apply_batch(head, pending.last_taken()));
-      if (limit_reached()) return Status::OK();
+      if (limit_reached()) return finished();
     }
   }
   if (!pending.empty()) {
     change::ChangeBatch rest = pending.Take(0);
     CDCLAKE_RETURN_IF_ERROR(apply_batch(rest, pending.last_taken()));
   }
-  return Status::OK();
+  return finished();
 }
 
 }  // namespace cdclake::pipeline

@@ -103,6 +103,15 @@ class FlowHarness {
     return raw;
   }
 
+  // A metadata-only commit to the target by some other writer.
+  void CommitAsAnotherWriter() {
+    auto snapshot = delta::Snapshot::Load(fs_, "t");
+    ASSERT_TRUE(snapshot.ok());
+    delta::Transaction txn(fs_, "t", *snapshot);
+    txn.Add(delta::Txn{"someone-else", 1, 0});
+    ASSERT_TRUE(txn.Commit(delta::CommitOptions{}).ok());
+  }
+
   int64_t Version(const std::string& root) {
     auto snapshot = delta::Snapshot::Load(fs_, root);
     return snapshot.ok() ? (*snapshot)->version() : -1;
@@ -204,14 +213,7 @@ TEST_F(ChangeFlowRunnerTest, AKeptPositionLapsesWhenTheTablesMoveOn) {
   Write("in/b.csv", std::string(kHeader) + "1,old,3\n");
   EXPECT_EQ(RunFlow().counts.discarded, 1);
   EXPECT_EQ(RunFlow().counts.read, 0);
-  // Another writer's commit (a metadata-only one).
-  {
-    auto snapshot = delta::Snapshot::Load(fs_, "t");
-    ASSERT_TRUE(snapshot.ok());
-    delta::Transaction txn(fs_, "t", *snapshot);
-    txn.Add(delta::Txn{"someone-else", 1, 0});
-    ASSERT_TRUE(txn.Commit(delta::CommitOptions{}).ok());
-  }
+  CommitAsAnotherWriter();
   FlowRunSummary lapsed = RunFlow();
   EXPECT_EQ(lapsed.counts.read, 1);
   EXPECT_EQ(lapsed.counts.discarded, 1);
@@ -234,13 +236,7 @@ TEST_F(ChangeFlowRunnerTest, ALapsedKeptPositionStillFindsTheCommittedLedger) {
     ASSERT_EQ(s.counts.read, 1) << i;
     ASSERT_EQ(s.counts.discarded, 1) << i;
   }
-  {
-    auto snapshot = delta::Snapshot::Load(fs_, "t");
-    ASSERT_TRUE(snapshot.ok());
-    delta::Transaction txn(fs_, "t", *snapshot);
-    txn.Add(delta::Txn{"someone-else", 1, 0});
-    ASSERT_TRUE(txn.Commit(delta::CommitOptions{}).ok());
-  }
+  CommitAsAnotherWriter();
   FlowRunSummary lapsed = RunFlow();
   EXPECT_TRUE(lapsed.warnings.empty()) << lapsed.warnings[0];
   EXPECT_EQ(lapsed.counts.read, kRuns);

@@ -132,7 +132,7 @@ Status FileLedger::ReadFile(const io::FileSystem& fs, const std::string& name) {
     return Status::Corrupt(path + ": not a cdclake file ledger (its first line is wrong)");
   }
   const size_t columns = v1 ? 7 : 8;
-  size_t at = kHeader.size();
+  size_t at = v1 ? kHeaderV1.size() : kHeader.size();
   int64_t line_no = 1;
   int64_t entries = 0;
   while (at < text.size()) {

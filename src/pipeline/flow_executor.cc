@@ -154,6 +154,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   AppendTableSpec spec{flow.table_properties, flow.partition_columns, flow.declared_schema};
   std::set<std::string> undeclared_seen;  // reported once per run
   std::string table_id = TableIdOf(fs, flow.target_folder);
+  // The position after the last batch when that batch changed nothing (no commit records it).
+  std::optional<json::Json> unchanged_after;
   while (true) {
     const int64_t started = SteadyMs();
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<InputBatch> input, source->Next());
@@ -226,12 +228,12 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
         ++batch_no;
         report.table_version = result.version;
         outcome->versions.push_back(*result.version);
-      } else if (!result.quarantine_version) {
-        // Nothing changed, so no commit records the position: it is kept beside the table, or
-        // every later run would read this input again (best effort: without it, the input is
-        // read again and changes nothing again).
-        (void)RecordUnchangedPosition(fs, flow.target_folder, QuarantineFolder(flow), flow.name,
-                                      position);
+      }
+      // Nothing changed, so no commit records the position; the last such batch's is kept.
+      if (result.version || result.quarantine_version) {
+        unchanged_after.reset();
+      } else {
+        unchanged_after = position;
       }
     }
     if (table_id.empty() && report.table_version) table_id = TableIdOf(fs, flow.target_folder);
@@ -246,6 +248,12 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     outcome->files += report.files;
     outcome->input_to = report.input_to;
     if (execution.on_batch) execution.on_batch(report);
+  }
+  // A position no commit records is kept beside the table, or every later run would read that
+  // input again (best effort: without it, the input is read again and changes nothing again).
+  if (unchanged_after) {
+    (void)RecordUnchangedPosition(fs, flow.target_folder, QuarantineFolder(flow), flow.name,
+                                  *unchanged_after);
   }
   outcome->source_counts = source->Counts();
   outcome->pending = source->Pending();

@@ -418,25 +418,21 @@ class Planner {
   // through streaming tables appended from it. Only columns of the same name are known: a view
   // or query that renames the sequence hides it.
   void RequireDownstreamSequences() {
+    auto add_new = [](std::vector<std::string>* to, const std::string& name) {
+      if (std::find(to->begin(), to->end(), name) == to->end()) to->push_back(name);
+    };
     for (FlowPlan& f : plan_.flows) {
       if (f.kind != FlowPlan::Kind::kIngest || f.source.kind != SourcePlan::Kind::kFiles) continue;
-      std::vector<std::string>& required = f.source.options.required_columns;
       // The tables its rows reach: its own, and those appended to from them (Order refused
       // cycles, so this ends).
       std::vector<std::string> reached{f.target};
       for (size_t i = 0; i < reached.size(); ++i) {
         for (const FlowPlan& d : plan_.flows) {
           if (d.source.kind != SourcePlan::Kind::kTable || d.source.table != reached[i]) continue;
-          if (d.kind == FlowPlan::Kind::kIngest) {
-            if (std::find(reached.begin(), reached.end(), d.target) == reached.end()) {
-              reached.push_back(d.target);
-            }
-          } else if (d.kind == FlowPlan::Kind::kAutoCdc) {
-            for (const std::string& c : d.flow.sequence_by) {
-              if (std::find(required.begin(), required.end(), c) == required.end()) {
-                required.push_back(c);
-              }
-            }
+          if (d.kind == FlowPlan::Kind::kIngest) add_new(&reached, d.target);
+          if (d.kind != FlowPlan::Kind::kAutoCdc) continue;
+          for (const std::string& c : d.flow.sequence_by) {
+            add_new(&f.source.options.required_columns, c);
           }
         }
       }

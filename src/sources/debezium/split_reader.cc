@@ -8,11 +8,11 @@
 #include <cstring>
 #include <deque>
 #include <limits>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "sources/debezium/debezium_range_internal.h"
+#include "sources/files/file_halves_internal.h"
 
 namespace cdclake::sources::internal {
 
@@ -20,25 +20,6 @@ namespace {
 
 constexpr uint64_t kProbeBytes = 64 << 10;     // looked at for the file's first record
 constexpr uint64_t kBoundaryWindow = 4 << 20;  // searched after the middle for a cut
-constexpr uint64_t kCountChunk = 8 << 20;      // read at a time to count lines
-
-struct Half {
-  Status status;
-  std::vector<change::ChangeBatch> batches;
-};
-
-// Every batch of `reader`, or the first error.
-void ReadHalf(DebeziumReader& reader, Half* out) {
-  for (;;) {
-    Result<std::optional<change::ChangeBatch>> next = reader.Next();
-    if (!next.ok()) {
-      out->status = next.status();
-      return;
-    }
-    if (!next->has_value()) return;
-    out->batches.push_back(std::move(**next));
-  }
-}
 
 void AddCounts(const DebeziumCounts& from, DebeziumCounts* to) {
   to->tombstones += from.tombstones;
@@ -89,10 +70,8 @@ class SplitReader final : public DebeziumReader {
     auto first = OpenDebeziumRange(fs_, path_, options_, 0, cut_, 1, pass);
     auto second = OpenDebeziumRange(fs_, path_, options_, cut_, kEnd, cut_line_, pass);
     if (first.ok() && second.ok()) {
-      Half a, b;
-      std::thread helper([&] { ReadHalf(**first, &a); });
-      ReadHalf(**second, &b);
-      helper.join();
+      DecodedHalf a, b;
+      ReadBothHalves(**first, **second, &a, &b);
       if (Joined(**first, a, b)) {
         AddCounts((*first)->counts(), &counts_);
         AddCounts((*second)->counts(), &counts_);
@@ -107,12 +86,12 @@ class SplitReader final : public DebeziumReader {
     return Status::OK();
   }
 
-  static bool Joined(const DebeziumReader& first, const Half& a, const Half& b) {
+  static bool Joined(const DebeziumReader& first, const DecodedHalf& a, const DecodedHalf& b) {
     if (!a.status.ok() || !b.status.ok() || a.batches.empty()) return false;
     // A record left pending at the cut would have been read on past it.
     if (first.Pending().has_value() || first.UnterminatedLast().has_value()) return false;
     const data::Schema& schema = a.batches.front().rows.schema();
-    for (const Half* half : {&a, &b}) {
+    for (const DecodedHalf* half : {&a, &b}) {
       for (const change::ChangeBatch& batch : half->batches) {
         if (!(batch.rows.schema() == schema)) return false;
       }
@@ -131,17 +110,6 @@ class SplitReader final : public DebeziumReader {
   std::unique_ptr<DebeziumReader> second_;  // for Pending and UnterminatedLast
   std::unique_ptr<DebeziumReader> whole_;   // the front-to-back reader, when used
 };
-
-int64_t CountLines(std::string_view text) {
-  int64_t n = 0;
-  const char* end = text.data() + text.size();
-  for (const char* p = text.data(); p < end; ++n) {
-    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
-    if (p == nullptr) break;
-    ++p;
-  }
-  return n;
-}
 
 // Where the second half starts: the first line after the middle that starts with '{' right
 // after a line that ends with '}' (a record boundary in a file of one record per line), or 0.
@@ -184,13 +152,7 @@ Result<std::unique_ptr<DebeziumReader>> OpenSplitDebeziumReader(io::FileSystem& 
   if (start == std::string::npos || head[start] != '{') return std::unique_ptr<DebeziumReader>();
   CDCLAKE_ASSIGN_OR_RETURN(uint64_t cut, FindCut(*file, size));
   if (cut == 0) return std::unique_ptr<DebeziumReader>();
-  // The second half's first line.
-  int64_t lines = 1;
-  std::string chunk;
-  for (uint64_t at = 0; at < cut; at += kCountChunk) {
-    CDCLAKE_RETURN_IF_ERROR(file->ReadAt(at, std::min(kCountChunk, cut - at), &chunk));
-    lines += CountLines(chunk);
-  }
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t lines, LineAtOffset(*file, cut));  // the second half's first
   return std::unique_ptr<DebeziumReader>(
       std::make_unique<SplitReader>(fs, path, options, cut, lines));
 }

@@ -3,38 +3,19 @@
 #include "sources/files/csv_split_reader_internal.h"
 
 #include <algorithm>
-#include <cstring>
 #include <deque>
 #include <limits>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "sources/files/csv_change_reader_internal.h"
+#include "sources/files/file_halves_internal.h"
 
 namespace cdclake::sources::internal {
 
 namespace {
 
 constexpr uint64_t kBoundaryWindow = 4 << 20;  // searched after the middle for a line ending
-constexpr uint64_t kCountChunk = 8 << 20;      // read at a time to count lines
-
-struct Half {
-  Status status;
-  std::vector<change::ChangeBatch> batches;
-};
-
-void ReadHalf(ChangeFileReader& reader, Half* out) {
-  for (;;) {
-    Result<std::optional<change::ChangeBatch>> next = reader.Next();
-    if (!next.ok()) {
-      out->status = next.status();
-      return;
-    }
-    if (!next->has_value()) return;
-    out->batches.push_back(std::move(**next));
-  }
-}
 
 class SplitCsvReader final : public ChangeFileReader {
  public:
@@ -97,10 +78,8 @@ class SplitCsvReader final : public ChangeFileReader {
     auto first = OpenPart(0, cut_, 1, options_.unterminated_last);
     auto second = OpenPart(cut_, kEnd, cut_line_, options_.unterminated_last);
     if (first.ok() && second.ok()) {
-      Half a, b;
-      std::thread helper([&] { ReadHalf(**first, &a); });
-      ReadHalf(**second, &b);
-      helper.join();
+      DecodedHalf a, b;
+      ReadBothHalves(**first, **second, &a, &b);
       // A quoted field open at the cut leaves the first half's last record pending; a record
       // without its line ending there would have been read on past the cut.
       if (a.status.ok() && b.status.ok() && !(*first)->Pending() && !(*first)->UnterminatedLast()) {
@@ -148,13 +127,7 @@ Result<std::unique_ptr<ChangeFileReader>> OpenSplitCsvReader(io::FileSystem& fs,
     return std::unique_ptr<ChangeFileReader>();
   }
   const uint64_t cut = middle + newline + 1;
-  // The second half's first line: one past the line endings before the cut.
-  int64_t line = 1;
-  std::string chunk;
-  for (uint64_t at = 0; at < cut; at += kCountChunk) {
-    CDCLAKE_RETURN_IF_ERROR(file->ReadAt(at, std::min(kCountChunk, cut - at), &chunk));
-    line += static_cast<int64_t>(std::count(chunk.begin(), chunk.end(), '\n'));
-  }
+  CDCLAKE_ASSIGN_OR_RETURN(int64_t line, LineAtOffset(*file, cut));  // the second half's first
   return std::unique_ptr<ChangeFileReader>(
       std::make_unique<SplitCsvReader>(fs, path, schema, options, last_is_required, cut, line));
 }
