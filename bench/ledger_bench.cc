@@ -83,7 +83,7 @@ int Run(int64_t n, const std::string& root) {
     if (!plan.ok()) return Fail(plan.status());
     const double listing = Seconds(started);
     auto resume = pipeline::FindResumePoint(
-        fs, &*plan, pipeline::ResumeRequest{table, table + "_q", "f", "t", false});
+        fs, &*plan, pipeline::ResumeRequest{table, table + "_q", "f", "t", false, false, nullptr});
     if (!resume.ok()) return Fail(resume.status());
     std::printf("plan %d: %.3f s (listing %.3f s), %zu files left to read of %lld\n", round,
                 Seconds(started), listing, plan->files.size(), static_cast<long long>(n));

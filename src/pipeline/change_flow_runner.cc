@@ -76,7 +76,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   auto resumed = FindResumePoint(
       fs, &run,
       ResumeRequest{flow.target, qtable, flow.name, flow.target, options.reset_position,
-                    /*rereading_is_harmless=*/true});
+                    /*rereading_is_harmless=*/true, target});
   if (!resumed.ok()) {
     summary->usage_error = resumed.status().code() == StatusCode::kInvalidArgument;
     return resumed.status();

@@ -155,18 +155,18 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
                                         /*named_file_streams=*/true));
   // read_files naming one file is still a stream: it is read once, and appended lines later.
   run.stream = true;
-  CDCLAKE_ASSIGN_OR_RETURN(
-      ResumePoint resume,
-      FindResumePoint(fs, &run,
-                      ResumeRequest{target.folder, target.quarantine_table, target.flow,
-                                    target.table, target.reset,
-                                    /*rereading_is_harmless=*/cdc_flow != nullptr}));
-  if (!target.peek && !resume.keep_old_generations) resume.ledger.DeleteOldGenerations(fs);
   std::shared_ptr<const delta::Snapshot> snapshot;
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, target.folder));
   if (exists) {
     CDCLAKE_ASSIGN_OR_RETURN(snapshot, delta::Snapshot::Load(fs, target.folder));
   }
+  CDCLAKE_ASSIGN_OR_RETURN(
+      ResumePoint resume,
+      FindResumePoint(fs, &run,
+                      ResumeRequest{target.folder, target.quarantine_table, target.flow,
+                                    target.table, target.reset,
+                                    /*rereading_is_harmless=*/cdc_flow != nullptr, snapshot}));
+  if (!target.peek && !resume.keep_old_generations) resume.ledger.DeleteOldGenerations(fs);
   std::vector<data::Field> known = KnownTypes(cdc_flow, source.options.schema, snapshot.get());
   return std::unique_ptr<BatchSource>(std::make_unique<FileBatchSource>(
       fs, std::move(run), std::move(resume), std::move(known), batch_rows,

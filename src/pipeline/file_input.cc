@@ -37,8 +37,9 @@ Seen Compare(const LedgerEntry& e, const io::FileInfo& now, std::string* why) {
 // ledger carries on from that commit's. Without such a commit, or its ledger, nothing changes.
 Status LeaveOutNamedFilesAppliedWhole(const io::FileSystem& fs, RunFiles* run,
                                       const ResumeRequest& request, ResumePoint* point) {
-  CDCLAKE_ASSIGN_OR_RETURN(std::optional<RecordedPosition> at_target,
-                           FindFlowPosition(fs, request.target, request.flow));
+  CDCLAKE_ASSIGN_OR_RETURN(
+      std::optional<RecordedPosition> at_target,
+      FindFlowPosition(fs, request.target, request.flow, request.target_snapshot.get()));
   if (!at_target || !at_target->position.ledger) return Status::OK();
   auto loaded =
       FileLedger::Load(fs, LedgerFolder(request.target, request.flow), *at_target->position.ledger);
@@ -220,8 +221,9 @@ Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
   }
   const std::string& flow = request.flow;
   const std::string table = request.table_name.empty() ? request.target : request.table_name;
-  CDCLAKE_ASSIGN_OR_RETURN(std::optional<RecordedPosition> at_target,
-                           FindFlowPosition(fs, request.target, flow));
+  CDCLAKE_ASSIGN_OR_RETURN(
+      std::optional<RecordedPosition> at_target,
+      FindFlowPosition(fs, request.target, flow, request.target_snapshot.get()));
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<RecordedPosition> at_quarantine,
                            FindFlowPosition(fs, request.quarantine_table, flow));
   for (auto* at : {&at_target, &at_quarantine}) {
@@ -254,9 +256,9 @@ Result<ResumePoint> FindResumePoint(const io::FileSystem& fs, RunFiles* run,
   }
   // Batches after those positions that changed nothing: not read again while both tables are
   // as they were then (FindUnchangedPosition).
-  CDCLAKE_ASSIGN_OR_RETURN(
-      std::optional<json::Json> unchanged,
-      FindUnchangedPosition(fs, request.target, request.quarantine_table, flow));
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<json::Json> unchanged,
+                           FindUnchangedPosition(fs, request.target, request.quarantine_table, flow,
+                                                 request.target_snapshot.get()));
   if (unchanged) {
     auto p = FlowPosition::FromJson(*unchanged);
     if (p.ok() && !p->source.empty() && CheckSameSource(fs, *p, run->source, flow, table).ok()) {

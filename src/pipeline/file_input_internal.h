@@ -85,6 +85,9 @@ struct ResumeRequest {
   /// The target ignores input it applied already (an AUTO CDC flow's sequence guards): a lost
   /// ledger then means reading every file again, with a warning, instead of an error.
   bool rereading_is_harmless = false;
+  /// The target's latest snapshot when the caller has it loaded (not loaded again); nullptr
+  /// otherwise, or when there is no target yet.
+  std::shared_ptr<const delta::Snapshot> target_snapshot;
 };
 
 /// Where a stream resumes after the flow's last recorded position in its target (or in the

@@ -83,8 +83,9 @@ std::string UnchangedPath(const std::string& table_root, const std::string& flow
 }
 
 // A table's id and latest version; "" and -1 when there is no table.
-Result<std::pair<std::string, int64_t>> TableNow(const io::FileSystem& fs,
-                                                 const std::string& root) {
+Result<std::pair<std::string, int64_t>> TableNow(const io::FileSystem& fs, const std::string& root,
+                                                 const delta::Snapshot* latest = nullptr) {
+  if (latest != nullptr) return std::make_pair(latest->metadata().id, latest->version());
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, root));
   if (!exists) return std::make_pair(std::string(), int64_t{-1});
   CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, root));
@@ -116,7 +117,8 @@ Status RecordUnchangedPosition(io::FileSystem& fs, const std::string& table_root
 Result<std::optional<json::Json>> FindUnchangedPosition(const io::FileSystem& fs,
                                                         const std::string& table_root,
                                                         const std::string& quarantine_root,
-                                                        const std::string& flow) {
+                                                        const std::string& flow,
+                                                        const delta::Snapshot* latest) {
   using Found = std::optional<json::Json>;
   const std::string path = UnchangedPath(table_root, flow);
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, fs.Exists(path));
@@ -129,7 +131,7 @@ Result<std::optional<json::Json>> FindUnchangedPosition(const io::FileSystem& fs
       !(*record)["quarantineVersion"].is_number_integer() || !(*record)["position"].is_object()) {
     return Found();
   }
-  CDCLAKE_ASSIGN_OR_RETURN(auto target, TableNow(fs, table_root));
+  CDCLAKE_ASSIGN_OR_RETURN(auto target, TableNow(fs, table_root, latest));
   CDCLAKE_ASSIGN_OR_RETURN(int64_t quarantine, QuarantineVersionNow(fs, quarantine_root));
   if (target.first != (*record)["tableId"].get<std::string>() ||
       target.second != (*record)["tableVersion"].get<int64_t>() ||
@@ -141,11 +143,16 @@ Result<std::optional<json::Json>> FindUnchangedPosition(const io::FileSystem& fs
 
 Result<std::optional<FlowCommit>> FindFlowCommit(const io::FileSystem& fs,
                                                  const std::string& table_root,
-                                                 const std::string& flow) {
-  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, table_root));
-  if (!exists) return std::optional<FlowCommit>();
-  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table_root));
-  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> domain, FromDomain(*snapshot, flow));
+                                                 const std::string& flow,
+                                                 const delta::Snapshot* latest) {
+  std::shared_ptr<const delta::Snapshot> loaded;
+  if (latest == nullptr) {
+    CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, table_root));
+    if (!exists) return std::optional<FlowCommit>();
+    CDCLAKE_ASSIGN_OR_RETURN(loaded, delta::Snapshot::Load(fs, table_root));
+    latest = loaded.get();
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> domain, FromDomain(*latest, flow));
   if (domain) return domain;
   return FromCommitInfo(fs, table_root, flow);
 }

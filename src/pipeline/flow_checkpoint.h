@@ -11,6 +11,10 @@
 #include "io/file_system.h"
 #include "json/json.h"
 
+namespace cdclake::delta {
+class Snapshot;
+}
+
 namespace cdclake::pipeline {
 
 struct FlowCommit {
@@ -24,10 +28,12 @@ struct FlowCommit {
 /// latest snapshot (checkpoint plus the commits after it; `version` is then the snapshot's),
 /// else — a table last written by this flow before positions were domains — the newest commit
 /// left in the log whose commitInfo names `flow`. nullopt when there is no table or neither
-/// names the flow. kCorrupt for a position that is not JSON.
+/// names the flow. kCorrupt for a position that is not JSON. `latest`: the table's latest
+/// snapshot when the caller has it loaded already (it is not loaded again).
 Result<std::optional<FlowCommit>> FindFlowCommit(const io::FileSystem& fs,
                                                  const std::string& table_root,
-                                                 const std::string& flow);
+                                                 const std::string& flow,
+                                                 const delta::Snapshot* latest = nullptr);
 
 /// Where a flow's reading stopped after a batch that changed nothing (every event discarded as
 /// applied already, nothing quarantined). SEMANTICS §8 allows no table version for it, so the
@@ -43,10 +49,12 @@ Status RecordUnchangedPosition(io::FileSystem& fs, const std::string& table_root
 /// quarantine table are still at the versions it names: it is then later than any the tables
 /// record. nullopt when there is none, when either table has moved on, or when it cannot be
 /// read (the input after the tables' positions is then read again, which changes nothing).
+/// `latest`: the target's latest snapshot when the caller has it loaded.
 Result<std::optional<json::Json>> FindUnchangedPosition(const io::FileSystem& fs,
                                                         const std::string& table_root,
                                                         const std::string& quarantine_root,
-                                                        const std::string& flow);
+                                                        const std::string& flow,
+                                                        const delta::Snapshot* latest = nullptr);
 
 /// The number of the flow's last batch committed to the table: its `txn` version (0: none).
 Result<int64_t> LastFlowBatch(const io::FileSystem& fs, const std::string& table_root,

@@ -57,8 +57,10 @@ json::Json PositionParameters(const std::string& flow, const FlowPosition& posit
 
 Result<std::optional<RecordedPosition>> FindFlowPosition(const io::FileSystem& fs,
                                                          const std::string& table_root,
-                                                         const std::string& flow) {
-  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit, FindFlowCommit(fs, table_root, flow));
+                                                         const std::string& flow,
+                                                         const delta::Snapshot* latest) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit,
+                           FindFlowCommit(fs, table_root, flow, latest));
   if (!commit || commit->position.is_null()) return std::optional<RecordedPosition>();
   RecordedPosition recorded;
   auto position = FlowPosition::FromJson(commit->position);

@@ -12,6 +12,10 @@
 #include "json/json.h"
 #include "pipeline/file_ledger.h"
 
+namespace cdclake::delta {
+class Snapshot;
+}
+
 namespace cdclake::pipeline {
 
 /// commitInfo.operationParameters members: the flow's name, and its position (a JSON object
@@ -67,7 +71,8 @@ struct RecordedPosition {
 /// when there is no table or it records none.
 Result<std::optional<RecordedPosition>> FindFlowPosition(const io::FileSystem& fs,
                                                          const std::string& table_root,
-                                                         const std::string& flow);
+                                                         const std::string& flow,
+                                                         const delta::Snapshot* latest = nullptr);
 
 /// kInvalidArgument when `recorded` is a position over another source than `source` (both
 /// canonical): names both, and says to refresh `table` in full or reset the flow's position.
