@@ -197,6 +197,10 @@ class WorkLookup {
   std::unordered_map<std::string, KeyWork*> later_;
 };
 
+void DiffRows(std::vector<FoldedRow> old_rows, std::span<const RowLocation> old_locations,
+              std::vector<FoldedRow> new_rows, RowLocation* new_locations, TargetRows& rows,
+              ApplyCounts& counts);
+
 class ApplierImpl : public Applier {
  public:
   ApplierImpl(io::FileSystem& fs, FlowDefinition flow, ApplyOptions options,
@@ -223,6 +227,7 @@ class ApplierImpl : public Applier {
   Status Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
                     std::vector<change::RejectedRecord>* out) const;
   Status DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
+  Result<bool> DiffAppendedVersions(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
   bool DiffFromSource(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
                       ApplyCounts& counts) const;
   Status RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
@@ -351,6 +356,8 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
 // Works out which of the key's rows stay, which go and which are new; fills
 // new_state.locations for the rows that stay and queues the new ones in `rows`.
 Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const {
+  CDCLAKE_ASSIGN_OR_RETURN(bool done, DiffAppendedVersions(work, rows, counts));
+  if (done) return Status::OK();
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows, Fold(settings_, work.old_state));
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows, Fold(settings_, work.new_state));
   if (old_rows.size() != work.old_state.locations.size()) {
@@ -359,28 +366,71 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
                            std::to_string(old_rows.size()) + " rows");
   }
   work.new_state.locations.assign(new_rows.size(), RowLocation{});
+  DiffRows(std::move(old_rows), work.old_state.locations, std::move(new_rows),
+           work.new_state.locations.data(), rows, counts);
+  return Status::OK();
+}
+
+// DiffKey's shortcut for SCD2 keys whose old and new events share their first ones (the
+// common case: a key with a history gets updates, deletes or a late event near its end).
+// Versions those first events closed stay as they are, so only the rest of each timeline is
+// folded, from the version open after the shared events (FindLastVersion, FoldAfter), and
+// only those rows are paired. A hot key's whole history was decoded twice per batch before.
+// False, having done nothing, for other shapes of state.
+Result<bool> ApplierImpl::DiffAppendedVersions(KeyWork& work, TargetRows& rows,
+                                               ApplyCounts& counts) const {
+  const std::vector<StoredEvent>& before = work.old_state.events;
+  const std::vector<StoredEvent>& now = work.new_state.events;
+  if (flow_.scd_type != ScdType::kType2 || before.empty() || now.empty()) return false;
+  const size_t shared = static_cast<size_t>(
+      std::mismatch(before.begin(), before.end(), now.begin(), now.end()).first - before.begin());
+  if (shared == 0) return false;
+  std::span<const StoredEvent> old_events(before), new_events(now);
+  CDCLAKE_ASSIGN_OR_RETURN(LastVersion last, FindLastVersion(settings_, old_events.first(shared)));
+  if (!last.known) return false;
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows,
+                           FoldAfter(settings_, last.open, old_events.subspan(shared)));
+  const std::vector<RowLocation>& old_locations = work.old_state.locations;
+  if (old_locations.size() < old_rows.size()) return false;  // DiffKey reports it
+  const size_t closed = old_locations.size() - old_rows.size();
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows,
+                           FoldAfter(settings_, std::move(last.open), new_events.subspan(shared)));
+  std::vector<RowLocation>& locations = work.new_state.locations;
+  locations.assign(closed + new_rows.size(), RowLocation{});
+  std::copy(old_locations.begin(), old_locations.begin() + static_cast<std::ptrdiff_t>(closed),
+            locations.begin());
+  DiffRows(std::move(old_rows), std::span<const RowLocation>(old_locations).subspan(closed),
+           std::move(new_rows), locations.data() + closed, rows, counts);
+  return true;
+}
+
+// Pairs a key's rows before and after: rows that stay keep their location (written to
+// `new_locations`, one per new row), the others are deleted or queued in `rows`.
+void DiffRows(std::vector<FoldedRow> old_rows, std::span<const RowLocation> old_locations,
+              std::vector<FoldedRow> new_rows, RowLocation* new_locations, TargetRows& rows,
+              ApplyCounts& counts) {
   if (old_rows.size() <= 1 && new_rows.size() <= 1) {
     // At most one row before and after (every SCD1 key, most SCD2 keys): the matching below
     // without its maps and sets, with the same outcome.
     const bool had = !old_rows.empty(), has = !new_rows.empty();
     if (had && has && old_rows[0] == new_rows[0]) {
-      work.new_state.locations[0] = work.old_state.locations[0];
-      return Status::OK();
+      new_locations[0] = old_locations[0];
+      return;
     }
     const bool paired = had && has && old_rows[0].start == new_rows[0].start;
     if (paired) rows.AddChange(old_rows[0], new_rows[0]);
     if (had) {
-      rows.Delete(work.old_state.locations[0]);
+      rows.Delete(old_locations[0]);
       if (!paired) rows.AddDeleted(old_rows[0]);
     }
     if (has) {
       if (!paired) rows.AddInserted(new_rows[0]);
-      rows.Append(std::move(new_rows[0]), &work.new_state.locations[0]);
+      rows.Append(std::move(new_rows[0]), &new_locations[0]);
     }
     counts.updated += paired ? 1 : 0;
     counts.deleted += had && !paired ? 1 : 0;
     counts.inserted += has && !paired ? 1 : 0;
-    return Status::OK();
+    return;
   }
   std::vector<bool> old_matched(old_rows.size(), false);
   std::vector<size_t> fresh;
@@ -393,7 +443,7 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
       for (size_t i : it->second) {
         if (!old_matched[i] && old_rows[i] == new_rows[j]) {
           old_matched[i] = true;
-          work.new_state.locations[j] = work.old_state.locations[i];
+          new_locations[j] = old_locations[i];
           found = true;
           break;
         }
@@ -421,17 +471,16 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
     }
   }
   for (size_t g : gone) {
-    rows.Delete(work.old_state.locations[g]);
+    rows.Delete(old_locations[g]);
     if (!paired_gone.count(g)) rows.AddDeleted(old_rows[g]);
   }
   for (size_t f : fresh) {
     if (!paired_fresh.count(f)) rows.AddInserted(new_rows[f]);
-    rows.Append(std::move(new_rows[f]), &work.new_state.locations[f]);
+    rows.Append(std::move(new_rows[f]), &new_locations[f]);
   }
   counts.updated += static_cast<int64_t>(paired_gone.size());
   counts.deleted += static_cast<int64_t>(gone.size() - paired_gone.size());
   counts.inserted += static_cast<int64_t>(fresh.size() - paired_fresh.size());
-  return Status::OK();
 }
 
 // The number of columns an EncodeValues form holds (its leading varint), or -1.

@@ -2,6 +2,7 @@
 #include "apply/timeline.h"
 
 #include <algorithm>
+#include <span>
 
 #include "base/bytes.h"
 #include "change/ordered_encoding.h"
@@ -90,10 +91,12 @@ bool DropThrough(std::string_view truncate_seq, KeyState* state) {
   return true;
 }
 
-Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyState& state) {
-  std::vector<FoldedRow> rows;
-  std::optional<size_t> open;
-  for (const StoredEvent& e : state.events) {
+namespace {
+
+// Fold's loop: folds `events` into `rows`, whose row `*open` (if any) is the open one.
+Status FoldInto(const TimelineSettings& settings, std::span<const StoredEvent> events,
+                std::vector<FoldedRow>& rows, std::optional<size_t>& open) {
+  for (const StoredEvent& e : events) {
     if (e.kind == EventKind::kDelete) {
       if (open) {
         if (settings.scd_type == ScdType::kType1) {
@@ -137,6 +140,63 @@ Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyS
       current = std::move(values);
     }
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyState& state) {
+  std::vector<FoldedRow> rows;
+  std::optional<size_t> open;
+  CDCLAKE_RETURN_IF_ERROR(FoldInto(settings, state.events, rows, open));
+  return rows;
+}
+
+Result<LastVersion> FindLastVersion(const TimelineSettings& settings,
+                                    std::span<const StoredEvent> events) {
+  LastVersion out;
+  if (settings.scd_type != ScdType::kType2 || settings.AnyIgnoreNull() || events.empty()) {
+    return out;
+  }
+  out.known = true;
+  if (events.back().kind == EventKind::kDelete) return out;  // every version is closed
+  if (events.back().partial) return LastVersion{};
+  // Without IGNORE NULL UPDATES and unchanged cells an upsert sets every value, so the open
+  // version holds the last upsert's values and began at the first upsert of the run before it
+  // whose tracked values are all the same (Fold opens a version at a tracked change or after a
+  // delete).
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<Value> last,
+                           DecodeValues(events.back().values, settings.column_types));
+  size_t first = events.size() - 1;
+  std::vector<Value> later = last;
+  while (first > 0) {
+    const StoredEvent& before = events[first - 1];
+    if (before.kind == EventKind::kDelete) break;
+    if (before.partial) return LastVersion{};
+    CDCLAKE_ASSIGN_OR_RETURN(std::vector<Value> values,
+                             DecodeValues(before.values, settings.column_types));
+    bool tracked_change = false;
+    for (size_t c = 0; c < values.size(); ++c) {
+      if (settings.tracked[c] && !(values[c] == later[c])) tracked_change = true;
+    }
+    if (tracked_change) break;
+    later = std::move(values);
+    --first;
+  }
+  out.open = FoldedRow{std::move(last), events[first].seq, std::nullopt};
+  return out;
+}
+
+Result<std::vector<FoldedRow>> FoldAfter(const TimelineSettings& settings,
+                                         std::optional<FoldedRow> open_row,
+                                         std::span<const StoredEvent> later_events) {
+  std::vector<FoldedRow> rows;
+  std::optional<size_t> open;
+  if (open_row) {
+    rows.push_back(std::move(*open_row));
+    open = 0;
+  }
+  CDCLAKE_RETURN_IF_ERROR(FoldInto(settings, later_events, rows, open));
   return rows;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,25 @@ struct FoldedRow {
 
 /// The key's rows: for SCD1 at most one; for SCD2 its versions in order.
 Result<std::vector<FoldedRow>> Fold(const TimelineSettings& settings, const KeyState& state);
+
+/// SCD2: the last version Fold makes of `events` (a key's timeline, or its first events),
+/// found from the events at their end only (a long history is not decoded). `known` is false
+/// where that cannot be told without folding everything (SCD1, IGNORE NULL UPDATES, unchanged
+/// cells in the last version): call Fold then.
+struct LastVersion {
+  bool known = false;
+  std::optional<FoldedRow> open;  // the open version; nullopt when the last event is a delete
+};
+Result<LastVersion> FindLastVersion(const TimelineSettings& settings,
+                                    std::span<const StoredEvent> events);
+
+/// The rows Fold makes of events that all sort after some first events of a timeline, given
+/// the open version of those (LastVersion::open): the open version as they leave it (first,
+/// when given), then the versions they open. The versions those first events closed are not
+/// changed by the events after them.
+Result<std::vector<FoldedRow>> FoldAfter(const TimelineSettings& settings,
+                                         std::optional<FoldedRow> open_row,
+                                         std::span<const StoredEvent> later_events);
 
 /// The stored form of a row's values (varint count, then the ordered encoding of each; a
 /// column in `unchanged` (when given, one flag per column) is preceded by the byte
