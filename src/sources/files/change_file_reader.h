@@ -39,9 +39,9 @@ struct ChangeFileOptions {
   /// means its writer has not finished it (CSV: Pending). Unlike `sequence_columns`, types are
   /// inferred as for any column. A sequence column is required too.
   std::vector<std::string> required_columns;
-  /// CSV files of this many bytes or more (up to 256 MiB) are decoded in two halves on two
-  /// threads (csv_split_reader_internal.h); 0: never. The rows, rejected records and positions
-  /// are those of reading front to back.
+  /// CSV and JSON Lines files of this many bytes or more (up to 256 MiB) are decoded in two
+  /// halves on two threads (file_halves_internal.h); 0: never. The rows, rejected records and
+  /// positions are those of reading front to back.
   int64_t split_from_bytes = int64_t{8} << 20;
 };
 

@@ -1,10 +1,78 @@
-// LineAtOffset: line endings counted chunk by chunk.
+// LineAtOffset: line endings counted chunk by chunk. FindFileCut and the two-halves reader of
+// line-based files.
 #include <algorithm>
+#include <deque>
+#include <limits>
 #include <string>
+#include <utility>
 
 #include "sources/files/file_halves_internal.h"
 
 namespace cdclake::sources::internal {
+
+namespace {
+
+constexpr uint64_t kBoundaryWindow = 4 << 20;  // searched after the middle for a line ending
+
+class TwoHalvesReader final : public ChangeFileReader {
+ public:
+  TwoHalvesReader(data::Schema schema, OpenFilePart open, FileCut cut)
+      : schema_(std::move(schema)), open_(std::move(open)), cut_(cut) {}
+
+  const data::Schema& schema() const override { return schema_; }
+
+  Result<std::optional<change::ChangeBatch>> Next() override {
+    if (!started_) {
+      started_ = true;
+      CDCLAKE_RETURN_IF_ERROR(DecodeHalves());
+    }
+    if (whole_ != nullptr) return whole_->Next();
+    if (ready_.empty()) return std::optional<change::ChangeBatch>();
+    change::ChangeBatch batch = std::move(ready_.front());
+    ready_.pop_front();
+    return std::optional<change::ChangeBatch>(std::move(batch));
+  }
+  std::optional<PendingRecord> Pending() const override {
+    if (whole_ != nullptr) return whole_->Pending();
+    return second_ != nullptr ? second_->Pending() : std::nullopt;
+  }
+  std::optional<RecordSpan> UnterminatedLast() const override {
+    if (whole_ != nullptr) return whole_->UnterminatedLast();
+    return second_ != nullptr ? second_->UnterminatedLast() : std::nullopt;
+  }
+  bool split() const { return started_ && whole_ == nullptr; }
+
+ private:
+  Status DecodeHalves() {
+    constexpr uint64_t kEnd = std::numeric_limits<uint64_t>::max();
+    auto first = open_(0, cut_.offset, 1);
+    auto second = open_(cut_.offset, kEnd, cut_.line);
+    if (first.ok() && second.ok()) {
+      DecodedHalf a, b;
+      ReadBothHalves(**first, **second, &a, &b);
+      // A record open at the cut (a CSV quoted field) leaves the first half's last record
+      // pending; a record without its line ending there would have been read on past the cut.
+      if (a.status.ok() && b.status.ok() && !(*first)->Pending() && !(*first)->UnterminatedLast()) {
+        for (auto& batch : a.batches) ready_.push_back(std::move(batch));
+        for (auto& batch : b.batches) ready_.push_back(std::move(batch));
+        second_ = std::move(*second);
+        return Status::OK();
+      }
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(whole_, open_(0, kEnd, 1));
+    return Status::OK();
+  }
+
+  data::Schema schema_;
+  OpenFilePart open_;
+  FileCut cut_;
+  bool started_ = false;
+  std::deque<change::ChangeBatch> ready_;
+  std::unique_ptr<ChangeFileReader> second_;  // for Pending and UnterminatedLast
+  std::unique_ptr<ChangeFileReader> whole_;   // the front-to-back reader, when used
+};
+
+}  // namespace
 
 Result<int64_t> LineAtOffset(io::RandomAccessFile& file, uint64_t offset) {
   constexpr uint64_t kChunk = 8 << 20;
@@ -15,6 +83,36 @@ Result<int64_t> LineAtOffset(io::RandomAccessFile& file, uint64_t offset) {
     line += static_cast<int64_t>(std::count(chunk.begin(), chunk.end(), '\n'));
   }
   return line;
+}
+
+Result<std::optional<FileCut>> FindFileCut(const io::FileSystem& fs, const std::string& path,
+                                           uint64_t size, int64_t split_from_bytes) {
+  if (split_from_bytes <= 0 || size < static_cast<uint64_t>(split_from_bytes) ||
+      size > static_cast<uint64_t>(kSplitUpToBytes) || size < 4) {
+    return std::optional<FileCut>();
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs.OpenRead(path));
+  const uint64_t middle = size / 2;
+  std::string window;
+  CDCLAKE_RETURN_IF_ERROR(file->ReadAt(middle, std::min(kBoundaryWindow, size - middle), &window));
+  const size_t newline = window.find('\n');
+  if (newline == std::string::npos || middle + newline + 1 >= size) {
+    return std::optional<FileCut>();
+  }
+  FileCut cut;
+  cut.offset = middle + newline + 1;
+  CDCLAKE_ASSIGN_OR_RETURN(cut.line, LineAtOffset(*file, cut.offset));
+  return std::optional<FileCut>(cut);
+}
+
+std::unique_ptr<ChangeFileReader> NewTwoHalvesReader(data::Schema schema, OpenFilePart open,
+                                                     FileCut cut) {
+  return std::make_unique<TwoHalvesReader>(std::move(schema), std::move(open), cut);
+}
+
+bool DecodedInHalves(const ChangeFileReader& reader) {
+  const auto* split = dynamic_cast<const TwoHalvesReader*>(&reader);
+  return split != nullptr && split->split();
 }
 
 }  // namespace cdclake::sources::internal

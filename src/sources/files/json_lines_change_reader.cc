@@ -2,10 +2,13 @@
 // batch.
 #include "sources/files/json_lines_change_reader_internal.h"
 
+#include "sources/files/file_halves_internal.h"
+
 #include <cstdint>
 #include <utility>
 
 #include "sources/files/column_type_inference_internal.h"
+#include "sources/files/file_halves_internal.h"
 #include "sources/files/json_scanner_internal.h"
 
 namespace cdclake::sources::internal {
@@ -125,6 +128,24 @@ Result<std::unique_ptr<ChangeFileReader>> JsonLinesChangeReader::Open(
   }
   data::Schema schema(std::move(fields));
   CDCLAKE_RETURN_IF_ERROR(CheckUniqueNames(schema, path));
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FileCut> cut,
+                           FindFileCut(fs, path, input.size(), options.split_from_bytes));
+  if (cut) {
+    // Both parts know the earlier run's unterminated last line (it may lie in the first half
+    // of a file that has grown since).
+    OpenFilePart open = [&fs, path, schema, keys, options](
+                            uint64_t begin, uint64_t end,
+                            int64_t first_line) -> Result<std::unique_ptr<ChangeFileReader>> {
+      CDCLAKE_ASSIGN_OR_RETURN(
+          ChunkedInput part,
+          ChunkedInput::OpenRange(fs, path, options.read_chunk_bytes, begin, end));
+      auto reader = std::make_unique<JsonLinesChangeReader>(
+          std::move(part), schema, keys, path, options.batch_rows, options.unterminated_last);
+      reader->StartAtLine(first_line);
+      return std::unique_ptr<ChangeFileReader>(std::move(reader));
+    };
+    return NewTwoHalvesReader(schema, std::move(open), *cut);
+  }
   return std::unique_ptr<ChangeFileReader>(std::make_unique<JsonLinesChangeReader>(
       std::move(input), std::move(schema), std::move(keys), std::move(path), options.batch_rows,
       options.unterminated_last));

@@ -21,7 +21,9 @@ namespace cdclake::sources::internal {
 class JsonLinesChangeReader final : public ChangeFileReader {
  public:
   /// Reads the whole file once to learn its members (columns, in order of first appearance)
-  /// and to infer the types the schema does not give.
+  /// and to infer the types the schema does not give. A large file is then decoded in two
+  /// halves at once (NewTwoHalvesReader; a JSON line holds no raw line ending, so every line
+  /// ending is a record boundary).
   static Result<std::unique_ptr<ChangeFileReader>> Open(io::FileSystem& fs, std::string path,
                                                         const ChangeFileOptions& options);
 
@@ -34,6 +36,9 @@ class JsonLinesChangeReader final : public ChangeFileReader {
   JsonLinesChangeReader(ChunkedInput input, data::Schema schema, std::vector<std::string> keys,
                         std::string path, int64_t batch_rows,
                         std::optional<RecordSpan> unterminated_last);
+
+  /// For an input that is a range starting at line `line` of the file.
+  void StartAtLine(int64_t line) { cursor_.StartAtLine(line); }
 
  private:
   struct KeyHash {

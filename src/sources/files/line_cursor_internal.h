@@ -10,7 +10,8 @@
 
 namespace cdclake::sources::internal {
 
-/// Cuts a ChunkedInput into lines (LF or CRLF), skipping a leading UTF-8 byte order mark.
+/// Cuts a ChunkedInput into lines (LF or CRLF), skipping a UTF-8 byte order mark at the file's
+/// start.
 class LineCursor {
  public:
   /// REQUIRES: `input` outlives the cursor.
@@ -19,6 +20,9 @@ class LineCursor {
   /// The next line without its line ending, its 1-based number and its file offset; false at
   /// the end of the file. The view stays valid until the next call.
   Result<bool> Next(std::string_view* line, int64_t* number, uint64_t* offset);
+
+  /// Numbers the lines from `first` on (a cursor over a range that starts at that line).
+  void StartAtLine(int64_t first) { line_ = first - 1; }
 
   /// The last line's end: the file offset just past it, its line ending included.
   uint64_t end() const { return end_; }

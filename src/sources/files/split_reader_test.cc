@@ -1,7 +1,8 @@
-// The two-halves CSV reader: whatever the file (quoted fields across lines and across the cut,
-// bad records, blank lines, CRLF, a last record cut short or without its line ending), its
-// rows, rejected records, positions and tail are those of reading it front to back, in small
-// chunks and small batches too; and files that can be split are.
+// The two-halves readers of CSV and JSON Lines: whatever the file (CSV quoted fields across
+// lines and across the cut, JSON escapes, bad records, blank lines, CRLF, a last record cut short
+// or without its line ending), its rows, rejected records, positions and tail are those of
+// reading it front to back, in small chunks and small batches too; and files that can be split
+// are.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "io/memory_file_system.h"
 #include "sources/files/change_file_reader.h"
 #include "sources/files/csv_split_reader_internal.h"
+#include "sources/files/file_halves_internal.h"
 
 namespace cdclake::sources {
 namespace {
@@ -62,7 +64,7 @@ Flat Read(io::FileSystem& fs, const std::string& path, ChangeFileOptions options
     out.tail +=
         " unterminated " + std::to_string(u->byte_offset) + "-" + std::to_string(u->byte_end);
   }
-  out.split = internal::DecodedCsvInHalves(**reader);
+  out.split = internal::DecodedInHalves(**reader);
   return out;
 }
 
@@ -117,10 +119,97 @@ std::string RandomCsv(std::mt19937_64& rng, int records) {
   return text;
 }
 
+// A random JSON Lines file: good lines with members in either order, escaped line endings and
+// quotes in strings, lines that are not JSON, not objects, or repeat a member, a sequence that is
+// not a number, blank lines, CRLF, sometimes a byte order mark; its end one of: a line ending, a
+// last line without one, a line cut short.
+std::string RandomJsonLines(std::mt19937_64& rng, int records) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  std::string text = pick(4) == 0 ? "\xEF\xBB\xBF" : "";
+  for (int i = 0; i < records; ++i) {
+    const std::string eol = pick(5) == 0 ? "\r\n" : "\n";
+    const std::string id = std::to_string(i), seq = std::to_string(pick(9));
+    switch (pick(12)) {
+      case 0:
+        text += "{\"id\":" + id + ",\"name\":\"a\\nb \\\"q\\\"\",\"seq\":" + seq + "}" + eol;
+        break;
+      case 1:
+        text += "{\"seq\":" + seq + ",\"id\":" + id + ",\"name\":\"swapped\"}" + eol;
+        break;
+      case 2:
+        text += "{\"id\":" + id + ",\"name\":" + eol;
+        break;
+      case 3:
+        text += "[" + id + "]" + eol;
+        break;
+      case 4:
+        text += "{\"id\":" + id + ",\"name\":\"bad\",\"seq\":\"n/a\"}" + eol;
+        break;
+      case 5:
+        text += eol;
+        break;
+      case 6:
+        text += "{\"id\":" + id + ",\"id\":1,\"seq\":1}" + eol;
+        break;
+      default:
+        text += "{\"id\":" + id + ",\"name\":\"name" + std::to_string(pick(1000)) +
+                "\",\"seq\":" + std::to_string(pick(100)) + "}" + eol;
+    }
+  }
+  switch (pick(3)) {
+    case 0:
+      text += "{\"id\":99,\"name\":\"tail\",\"seq\":5}";  // whole, without a line ending
+      break;
+    case 1:
+      text += "{\"id\":99,\"na";  // cut short
+      break;
+    default:
+      break;
+  }
+  return text;
+}
+
+int Cases() {
+  const char* cases = std::getenv("CDCLAKE_SPLIT_READER_CASES");
+  return cases != nullptr ? std::atoi(cases) : 300;
+}
+
+TEST(JsonLinesSplitReaderTest, HalvesGiveWhatFrontToBackGives) {
+  const int cases = Cases();
+  std::mt19937_64 rng(20261203);
+  int split = 0;
+  for (int k = 0; k < cases; ++k) {
+    io::MemoryFileSystem fs;
+    const std::string text = RandomJsonLines(rng, 5 + static_cast<int>(rng() % 120));
+    ASSERT_TRUE(fs.WriteFile("f.jsonl", text).ok());
+    ChangeFileOptions options;
+    options.format = FileFormat::kJsonLines;
+    options.batch_rows = 1 + static_cast<int64_t>(rng() % 40);
+    options.read_chunk_bytes = 16 + static_cast<int64_t>(rng() % 300);
+    options.sequence_columns = {"seq"};
+    if (k % 2 == 0) {
+      options.schema = data::Schema({{"id", data::DataType::Int64(), true},
+                                     {"name", data::DataType::String(), true},
+                                     {"seq", data::DataType::Int64(), true}});
+    }
+    ChangeFileOptions whole_options = options;
+    whole_options.split_from_bytes = 0;
+    options.split_from_bytes = 1;
+    const Flat halves = Read(fs, "f.jsonl", options);
+    const Flat whole = Read(fs, "f.jsonl", whole_options);
+    EXPECT_FALSE(whole.split);
+    ASSERT_EQ(halves.rows, whole.rows) << "case " << k << ":\n" << text;
+    ASSERT_EQ(halves.rejected, whole.rejected) << "case " << k << ":\n" << text;
+    ASSERT_EQ(halves.tail, whole.tail) << "case " << k << ":\n" << text;
+    split += halves.split ? 1 : 0;
+  }
+  // Every line ending is a record boundary: the halves join up unless the middle falls in the
+  // last line.
+  EXPECT_GT(split, cases * 9 / 10);
+}
+
 TEST(CsvSplitReaderTest, HalvesGiveWhatFrontToBackGives) {
-  const int cases = std::getenv("CDCLAKE_CSV_SPLIT_CASES") != nullptr
-                        ? std::atoi(std::getenv("CDCLAKE_CSV_SPLIT_CASES"))
-                        : 300;
+  const int cases = Cases();
   std::mt19937_64 rng(20261202);
   int split = 0;
   for (int k = 0; k < cases; ++k) {
