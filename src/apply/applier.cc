@@ -227,7 +227,7 @@ class ApplierImpl : public Applier {
   Status Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
                     std::vector<change::RejectedRecord>* out) const;
   Status DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
-  Result<bool> DiffAppendedVersions(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
+  Result<bool> DiffAfterSharedEvents(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
   bool DiffFromSource(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
                       ApplyCounts& counts) const;
   Status RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
@@ -356,7 +356,7 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
 // Works out which of the key's rows stay, which go and which are new; fills
 // new_state.locations for the rows that stay and queues the new ones in `rows`.
 Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const {
-  CDCLAKE_ASSIGN_OR_RETURN(bool done, DiffAppendedVersions(work, rows, counts));
+  CDCLAKE_ASSIGN_OR_RETURN(bool done, DiffAfterSharedEvents(work, rows, counts));
   if (done) return Status::OK();
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows, Fold(settings_, work.old_state));
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows, Fold(settings_, work.new_state));
@@ -377,11 +377,11 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
 // folded, from the version open after the shared events (FindLastVersion, FoldAfter), and
 // only those rows are paired. A hot key's whole history was decoded twice per batch before.
 // False, having done nothing, for other shapes of state.
-Result<bool> ApplierImpl::DiffAppendedVersions(KeyWork& work, TargetRows& rows,
-                                               ApplyCounts& counts) const {
+Result<bool> ApplierImpl::DiffAfterSharedEvents(KeyWork& work, TargetRows& rows,
+                                                ApplyCounts& counts) const {
   const std::vector<StoredEvent>& before = work.old_state.events;
   const std::vector<StoredEvent>& now = work.new_state.events;
-  if (flow_.scd_type != ScdType::kType2 || before.empty() || now.empty()) return false;
+  if (flow_.scd_type != ScdType::kType2) return false;
   const size_t shared = static_cast<size_t>(
       std::mismatch(before.begin(), before.end(), now.begin(), now.end()).first - before.begin());
   if (shared == 0) return false;

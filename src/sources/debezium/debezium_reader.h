@@ -33,14 +33,12 @@ struct DebeziumOptions {
   /// (ChangeSourceOptions::unterminated_last): a record there that now ends elsewhere is
   /// rejected with both versions.
   std::optional<RecordSpan> unterminated_last;
-  /// A file of one record per line this large or larger (up to kSplitUpToBytes) is decoded as
+  /// A file of one record per line this large or larger (up to kSplitUpToBytes,
+  /// sources/files/change_file_reader.h) is decoded as
   /// two halves on two threads, with the same batches' rows, rejected records and positions as
   /// reading it front to back (docs/sources.md, "Decoding on two cores"). 0: never.
   int64_t split_from_bytes = int64_t{8} << 20;
 };
-
-/// The largest file decoded in two halves: both halves' batches are held until handed out.
-inline constexpr int64_t kSplitUpToBytes = int64_t{256} << 20;
 
 /// Records that are not rows, counted.
 struct DebeziumCounts {

@@ -9,6 +9,7 @@
 #include "data/value_format.h"
 #include "sources/debezium/debezium_range_internal.h"
 #include "sources/debezium/debezium_test_util_internal.h"
+#include "sources/files/change_file_test_util_internal.h"
 
 namespace cdclake::sources {
 namespace {
@@ -37,37 +38,12 @@ Flat Read(io::FileSystem& fs, const std::string& path, int64_t split_from, int64
     auto next = (*reader)->Next();
     EXPECT_TRUE(next.ok()) << next.status().ToString();
     if (!next.ok() || !next->has_value()) break;
-    const change::ChangeBatch& b = **next;
-    const data::Schema& schema = b.rows.schema();
-    for (int64_t r = 0; r < b.rows.num_rows(); ++r) {
-      std::string line = schema.ToString() + " |";
-      for (size_t c = 0; c < b.rows.num_columns(); ++c) {
-        line += ' ';
-        data::AppendValueJson(b.rows.column(c).GetValue(r), *schema.field(c).type, &line);
-        if (!b.unchanged.empty() && b.unchanged[c][static_cast<size_t>(r)] != 0) line += "(u)";
-      }
-      const change::SourcePosition& p = b.positions[static_cast<size_t>(r)];
-      line += " @" + p.file + ":" + std::to_string(p.line) + ":" + std::to_string(p.byte_offset) +
-              "-" + std::to_string(p.byte_end) + " " + b.raw[static_cast<size_t>(r)];
-      out.rows.push_back(std::move(line));
-    }
-    for (const change::RejectedRecord& j : b.rejected) {
-      out.rejected.push_back(j.position.file + ":" + std::to_string(j.position.line) + ":" +
-                             std::to_string(j.position.byte_offset) + "-" +
-                             std::to_string(j.position.byte_end) + " " + j.reason + " " + j.raw);
-    }
+    testing::DescribeBatch(**next, &out.rows, &out.rejected);
   }
   const DebeziumCounts& n = (*reader)->counts();
   out.tail = std::to_string(n.tombstones) + "/" + std::to_string(n.messages) + "/" +
              std::to_string(n.transaction_records) + "/" + std::to_string(n.schema_changes);
-  if (auto p = (*reader)->Pending()) {
-    out.tail += " pending " + std::to_string(p->line) + ":" + std::to_string(p->byte_offset) + "+" +
-                std::to_string(p->bytes);
-  }
-  if (auto u = (*reader)->UnterminatedLast()) {
-    out.tail +=
-        " unterminated " + std::to_string(u->byte_offset) + "-" + std::to_string(u->byte_end);
-  }
+  out.tail += testing::DescribeTail((*reader)->Pending(), (*reader)->UnterminatedLast());
   out.split = internal::DecodedInHalves(**reader);
   return out;
 }

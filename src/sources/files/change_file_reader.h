@@ -39,11 +39,15 @@ struct ChangeFileOptions {
   /// means its writer has not finished it (CSV: Pending). Unlike `sequence_columns`, types are
   /// inferred as for any column. A sequence column is required too.
   std::vector<std::string> required_columns;
-  /// CSV and JSON Lines files of this many bytes or more (up to 256 MiB) are decoded in two
-  /// halves on two threads (file_halves_internal.h); 0: never. The rows, rejected records and
+  /// CSV and JSON Lines files of this many bytes or more (up to kSplitUpToBytes) are decoded in
+  /// two halves on two threads (file_halves_internal.h); 0: never. The rows, rejected records and
   /// positions are those of reading front to back.
   int64_t split_from_bytes = int64_t{8} << 20;
 };
+
+/// The largest file decoded in two halves (CSV, JSON Lines, Debezium): both halves' batches are
+/// held until handed out.
+inline constexpr int64_t kSplitUpToBytes = int64_t{256} << 20;
 
 /// Reads one file in batches. CSV (RFC 4180): comma separated, a header row naming the
 /// columns, "double quotes" around fields with commas, quotes or newlines; an empty unquoted

@@ -11,6 +11,7 @@
 
 #include "change/change_batch.h"
 #include "data/value.h"
+#include "data/value_format.h"
 #include "io/memory_file_system.h"
 #include "sources/files/change_file_reader.h"
 
@@ -40,6 +41,48 @@ inline Result<ReadOutcome> ReadAll(ChangeFileReader& reader) {
     out.positions.insert(out.positions.end(), batch->positions.begin(), batch->positions.end());
     out.raw.insert(out.raw.end(), batch->raw.begin(), batch->raw.end());
     out.rejected.insert(out.rejected.end(), batch->rejected.begin(), batch->rejected.end());
+  }
+  return out;
+}
+
+/// A batch as text lines, for comparing two readings of one file batch boundaries aside: one per
+/// row (schema, values with "(u)" after unchanged cells, "@line:offset-end", the file, the raw
+/// text) into `rows`, one per rejected record into `rejected`.
+inline void DescribeBatch(const change::ChangeBatch& b, std::vector<std::string>* rows,
+                          std::vector<std::string>* rejected) {
+  const data::Schema& schema = b.rows.schema();
+  for (int64_t r = 0; r < b.rows.num_rows(); ++r) {
+    const auto i = static_cast<size_t>(r);
+    std::string line = schema.ToString() + " |";
+    for (size_t c = 0; c < b.rows.num_columns(); ++c) {
+      line += ' ';
+      data::AppendValueJson(b.rows.column(c).GetValue(r), *schema.field(c).type, &line);
+      if (!b.unchanged.empty() && b.unchanged[c][i] != 0) line += "(u)";
+    }
+    const change::SourcePosition& p = b.positions[i];
+    line += " @" + std::to_string(p.line) + ":" + std::to_string(p.byte_offset) + "-" +
+            std::to_string(p.byte_end) + " " + p.file;
+    if (i < b.raw.size()) line += " " + b.raw[i];
+    rows->push_back(std::move(line));
+  }
+  for (const change::RejectedRecord& j : b.rejected) {
+    rejected->push_back(j.position.file + ":" + std::to_string(j.position.line) + ":" +
+                        std::to_string(j.position.byte_offset) + "-" +
+                        std::to_string(j.position.byte_end) + " " + j.reason + " " + j.raw);
+  }
+}
+
+/// A reader's tail (its pending record and unterminated last record) as text.
+inline std::string DescribeTail(const std::optional<PendingRecord>& pending,
+                                const std::optional<RecordSpan>& unterminated) {
+  std::string out;
+  if (pending) {
+    out += " pending " + std::to_string(pending->line) + ":" +
+           std::to_string(pending->byte_offset) + "+" + std::to_string(pending->bytes);
+  }
+  if (unterminated) {
+    out += " unterminated " + std::to_string(unterminated->byte_offset) + "-" +
+           std::to_string(unterminated->byte_end);
   }
   return out;
 }

@@ -63,6 +63,7 @@ void ChunkedInput::Rewind() {
 
 Status ChunkedInput::SkipByteOrderMark() {
   constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  if (offset() != 0) return Status::OK();  // a range that starts mid-file
   while (available().size() < kByteOrderMark.size() && !at_eof()) {
     CDCLAKE_RETURN_IF_ERROR(ReadMore());
   }

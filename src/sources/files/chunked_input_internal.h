@@ -37,8 +37,9 @@ class ChunkedInput {
   Status ReadMore();
   /// Starts over at the first byte of the file (of the range).
   void Rewind();
-  /// Consumes a UTF-8 byte-order mark at the current position, if there is one (reading
-  /// more first when fewer than three bytes are available).
+  /// Consumes a UTF-8 byte-order mark at the current position, if there is one and the
+  /// position is the file's start (reading more first when fewer than three bytes are
+  /// available). A range that starts later starts on a record, whatever its bytes.
   Status SkipByteOrderMark();
 
  private:

@@ -85,11 +85,11 @@ Result<int64_t> LineAtOffset(io::RandomAccessFile& file, uint64_t offset) {
   return line;
 }
 
-Result<std::optional<FileCut>> FindFileCut(const io::FileSystem& fs, const std::string& path,
-                                           uint64_t size, int64_t split_from_bytes) {
+Result<std::optional<uint64_t>> FindCutOffset(const io::FileSystem& fs, const std::string& path,
+                                              uint64_t size, int64_t split_from_bytes) {
   if (split_from_bytes <= 0 || size < static_cast<uint64_t>(split_from_bytes) ||
       size > static_cast<uint64_t>(kSplitUpToBytes) || size < 4) {
-    return std::optional<FileCut>();
+    return std::optional<uint64_t>();
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs.OpenRead(path));
   const uint64_t middle = size / 2;
@@ -97,10 +97,19 @@ Result<std::optional<FileCut>> FindFileCut(const io::FileSystem& fs, const std::
   CDCLAKE_RETURN_IF_ERROR(file->ReadAt(middle, std::min(kBoundaryWindow, size - middle), &window));
   const size_t newline = window.find('\n');
   if (newline == std::string::npos || middle + newline + 1 >= size) {
-    return std::optional<FileCut>();
+    return std::optional<uint64_t>();
   }
+  return std::optional<uint64_t>(middle + newline + 1);
+}
+
+Result<std::optional<FileCut>> FindFileCut(const io::FileSystem& fs, const std::string& path,
+                                           uint64_t size, int64_t split_from_bytes) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<uint64_t> offset,
+                           FindCutOffset(fs, path, size, split_from_bytes));
+  if (!offset) return std::optional<FileCut>();
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs.OpenRead(path));
   FileCut cut;
-  cut.offset = middle + newline + 1;
+  cut.offset = *offset;
   CDCLAKE_ASSIGN_OR_RETURN(cut.line, LineAtOffset(*file, cut.offset));
   return std::optional<FileCut>(cut);
 }

@@ -51,19 +51,19 @@ void ReadBothHalves(Reader& first, Reader& second, DecodedHalf* a, DecodedHalf* 
 /// before it, counted in chunks of a few MiB.
 Result<int64_t> LineAtOffset(io::RandomAccessFile& file, uint64_t offset);
 
-/// Line-based files larger than this are read front to back: a two-halves reader holds every
-/// batch of the file at once.
-inline constexpr int64_t kSplitUpToBytes = int64_t{256} << 20;
-
 /// Where a file is cut in two: just after the first line ending past its middle.
 struct FileCut {
   uint64_t offset = 0;
   int64_t line = 1;  // the 1-based line that starts at `offset`
 };
 
-/// The cut of the file `path` of `size` bytes, or nullopt when it is not one to split: smaller
+/// Where the file `path` of `size` bytes is cut, or nullopt when it is not one to split: smaller
 /// than `split_from_bytes` (0: never) or larger than kSplitUpToBytes, or without a line ending
 /// in the few MiB after its middle.
+Result<std::optional<uint64_t>> FindCutOffset(const io::FileSystem& fs, const std::string& path,
+                                              uint64_t size, int64_t split_from_bytes);
+
+/// FindCutOffset with the line there (LineAtOffset), for a reader that has not counted lines.
 Result<std::optional<FileCut>> FindFileCut(const io::FileSystem& fs, const std::string& path,
                                            uint64_t size, int64_t split_from_bytes);
 

@@ -48,6 +48,11 @@ Result<std::unique_ptr<ChangeFileReader>> JsonLinesChangeReader::Open(
     io::FileSystem& fs, std::string path, const ChangeFileOptions& options) {
   CDCLAKE_ASSIGN_OR_RETURN(ChunkedInput input,
                            ChunkedInput::Open(fs, path, options.read_chunk_bytes));
+  // A large file is decoded in two halves; discovery, which reads every line, counts the line
+  // the cut falls on.
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<uint64_t> cut_offset,
+                           FindCutOffset(fs, path, input.size(), options.split_from_bytes));
+  std::optional<FileCut> cut;
   // Discovery: every member name of every valid line, in order of first appearance; the
   // values of members without a schema type feed their inference.
   struct Column {
@@ -69,6 +74,7 @@ Result<std::unique_ptr<ChangeFileReader>> JsonLinesChangeReader::Open(
     for (;;) {
       CDCLAKE_ASSIGN_OR_RETURN(bool more, cursor.Next(&line, &number, &offset));
       if (!more) break;
+      if (cut_offset && offset == *cut_offset) cut = FileCut{offset, number};
       if (IsBlank(line)) continue;
       arena.Reset();
       members.clear();
@@ -128,8 +134,6 @@ Result<std::unique_ptr<ChangeFileReader>> JsonLinesChangeReader::Open(
   }
   data::Schema schema(std::move(fields));
   CDCLAKE_RETURN_IF_ERROR(CheckUniqueNames(schema, path));
-  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FileCut> cut,
-                           FindFileCut(fs, path, input.size(), options.split_from_bytes));
   if (cut) {
     // Both parts know the earlier run's unterminated last line (it may lie in the first half
     // of a file that has grown since).

@@ -9,7 +9,7 @@ Result<bool> LineCursor::Next(std::string_view* line, int64_t* number, uint64_t*
   for (;;) {
     std::string_view data = input_->available();
     if (!started_) {
-      if (input_->offset() == 0) CDCLAKE_RETURN_IF_ERROR(input_->SkipByteOrderMark());
+      CDCLAKE_RETURN_IF_ERROR(input_->SkipByteOrderMark());
       started_ = true;
       continue;
     }

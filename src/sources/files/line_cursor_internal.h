@@ -10,8 +10,7 @@
 
 namespace cdclake::sources::internal {
 
-/// Cuts a ChunkedInput into lines (LF or CRLF), skipping a UTF-8 byte order mark at the file's
-/// start.
+/// Cuts a ChunkedInput into lines (LF or CRLF), skipping a leading UTF-8 byte order mark.
 class LineCursor {
  public:
   /// REQUIRES: `input` outlives the cursor.

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "data/value_format.h"
 #include "io/memory_file_system.h"
 #include "sources/files/change_file_reader.h"
+#include "sources/files/change_file_test_util_internal.h"
 #include "sources/files/csv_split_reader_internal.h"
 #include "sources/files/file_halves_internal.h"
 
@@ -36,34 +36,9 @@ Flat Read(io::FileSystem& fs, const std::string& path, ChangeFileOptions options
     auto next = (*reader)->Next();
     EXPECT_TRUE(next.ok()) << next.status().ToString();
     if (!next.ok() || !next->has_value()) break;
-    const change::ChangeBatch& b = **next;
-    const data::Schema& schema = b.rows.schema();
-    for (int64_t r = 0; r < b.rows.num_rows(); ++r) {
-      std::string line = schema.ToString() + " |";
-      for (size_t c = 0; c < b.rows.num_columns(); ++c) {
-        line += ' ';
-        data::AppendValueJson(b.rows.column(c).GetValue(r), *schema.field(c).type, &line);
-      }
-      const change::SourcePosition& p = b.positions[static_cast<size_t>(r)];
-      line += " @" + std::to_string(p.line) + ":" + std::to_string(p.byte_offset) + "-" +
-              std::to_string(p.byte_end);
-      if (static_cast<size_t>(r) < b.raw.size()) line += " " + b.raw[static_cast<size_t>(r)];
-      out.rows.push_back(std::move(line));
-    }
-    for (const change::RejectedRecord& j : b.rejected) {
-      out.rejected.push_back(std::to_string(j.position.line) + ":" +
-                             std::to_string(j.position.byte_offset) + "-" +
-                             std::to_string(j.position.byte_end) + " " + j.reason + " " + j.raw);
-    }
+    testing::DescribeBatch(**next, &out.rows, &out.rejected);
   }
-  if (auto p = (*reader)->Pending()) {
-    out.tail += "pending " + std::to_string(p->line) + ":" + std::to_string(p->byte_offset) + "+" +
-                std::to_string(p->bytes);
-  }
-  if (auto u = (*reader)->UnterminatedLast()) {
-    out.tail +=
-        " unterminated " + std::to_string(u->byte_offset) + "-" + std::to_string(u->byte_end);
-  }
+  out.tail = testing::DescribeTail((*reader)->Pending(), (*reader)->UnterminatedLast());
   out.split = internal::DecodedInHalves(**reader);
   return out;
 }
@@ -174,16 +149,20 @@ int Cases() {
   return cases != nullptr ? std::atoi(cases) : 300;
 }
 
-TEST(JsonLinesSplitReaderTest, HalvesGiveWhatFrontToBackGives) {
+// Reads Cases() random files (`random_text`, 5 to 124 records) of `format` in two halves and
+// front to back, with random batch and chunk sizes, half of them with a declared schema; every
+// reading must agree. Returns how many were split.
+int ExpectHalvesAgree(FileFormat format, std::string (*random_text)(std::mt19937_64&, int),
+                      uint64_t seed) {
   const int cases = Cases();
-  std::mt19937_64 rng(20261203);
+  std::mt19937_64 rng(seed);
   int split = 0;
   for (int k = 0; k < cases; ++k) {
     io::MemoryFileSystem fs;
-    const std::string text = RandomJsonLines(rng, 5 + static_cast<int>(rng() % 120));
-    ASSERT_TRUE(fs.WriteFile("f.jsonl", text).ok());
+    const std::string text = random_text(rng, 5 + static_cast<int>(rng() % 120));
+    EXPECT_TRUE(fs.WriteFile("f", text).ok());
     ChangeFileOptions options;
-    options.format = FileFormat::kJsonLines;
+    options.format = format;
     options.batch_rows = 1 + static_cast<int64_t>(rng() % 40);
     options.read_chunk_bytes = 16 + static_cast<int64_t>(rng() % 300);
     options.sequence_columns = {"seq"};
@@ -195,51 +174,30 @@ TEST(JsonLinesSplitReaderTest, HalvesGiveWhatFrontToBackGives) {
     ChangeFileOptions whole_options = options;
     whole_options.split_from_bytes = 0;
     options.split_from_bytes = 1;
-    const Flat halves = Read(fs, "f.jsonl", options);
-    const Flat whole = Read(fs, "f.jsonl", whole_options);
+    const Flat halves = Read(fs, "f", options);
+    const Flat whole = Read(fs, "f", whole_options);
     EXPECT_FALSE(whole.split);
-    ASSERT_EQ(halves.rows, whole.rows) << "case " << k << ":\n" << text;
-    ASSERT_EQ(halves.rejected, whole.rejected) << "case " << k << ":\n" << text;
-    ASSERT_EQ(halves.tail, whole.tail) << "case " << k << ":\n" << text;
+    EXPECT_EQ(halves.rows, whole.rows) << "case " << k << ":\n" << text;
+    EXPECT_EQ(halves.rejected, whole.rejected) << "case " << k << ":\n" << text;
+    EXPECT_EQ(halves.tail, whole.tail) << "case " << k << ":\n" << text;
+    if (::testing::Test::HasFailure()) return split;
     split += halves.split ? 1 : 0;
   }
+  return split;
+}
+
+TEST(JsonLinesSplitReaderTest, HalvesGiveWhatFrontToBackGives) {
+  const int split = ExpectHalvesAgree(FileFormat::kJsonLines, RandomJsonLines, 20261203);
   // Every line ending is a record boundary: the halves join up unless the middle falls in the
   // last line.
-  EXPECT_GT(split, cases * 9 / 10);
+  EXPECT_GT(split, Cases() * 9 / 10);
 }
 
 TEST(CsvSplitReaderTest, HalvesGiveWhatFrontToBackGives) {
-  const int cases = Cases();
-  std::mt19937_64 rng(20261202);
-  int split = 0;
-  for (int k = 0; k < cases; ++k) {
-    io::MemoryFileSystem fs;
-    const std::string text = RandomCsv(rng, 5 + static_cast<int>(rng() % 120));
-    ASSERT_TRUE(fs.WriteFile("f.csv", text).ok());
-    ChangeFileOptions options;
-    options.format = FileFormat::kCsv;
-    options.batch_rows = 1 + static_cast<int64_t>(rng() % 40);
-    options.read_chunk_bytes = 16 + static_cast<int64_t>(rng() % 300);
-    options.sequence_columns = {"seq"};
-    if (k % 2 == 0) {
-      options.schema = data::Schema({{"id", data::DataType::Int64(), true},
-                                     {"name", data::DataType::String(), true},
-                                     {"seq", data::DataType::Int64(), true}});
-    }
-    ChangeFileOptions whole_options = options;
-    whole_options.split_from_bytes = 0;
-    options.split_from_bytes = 1;
-    const Flat halves = Read(fs, "f.csv", options);
-    const Flat whole = Read(fs, "f.csv", whole_options);
-    EXPECT_FALSE(whole.split);
-    ASSERT_EQ(halves.rows, whole.rows) << "case " << k << ":\n" << text;
-    ASSERT_EQ(halves.rejected, whole.rejected) << "case " << k << ":\n" << text;
-    ASSERT_EQ(halves.tail, whole.tail) << "case " << k << ":\n" << text;
-    split += halves.split ? 1 : 0;
-  }
+  const int split = ExpectHalvesAgree(FileFormat::kCsv, RandomCsv, 20261202);
   // Most cuts land on a record boundary; some inside a quoted field (read front to back).
-  EXPECT_GT(split, cases / 2);
-  EXPECT_LT(split, cases);
+  EXPECT_GT(split, Cases() / 2);
+  EXPECT_LT(split, Cases());
 }
 
 // A file whose middle falls inside a quoted field spanning lines is read front to back, the
