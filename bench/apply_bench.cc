@@ -8,7 +8,9 @@
 //
 //   apply_bench --dir DIR --rows N [--batch 100000] [--batches 5] [--scd 1|2]
 //               [--source memory|csv|jsonl] [--load-batch 250000] [--seed 1]
-//               [--write-csv OUT_DIR]
+//               [--write-csv OUT_DIR] [--full-states 0|1]
+//
+// --full-states 1 keeps SCD1 key states' row values in the key index (as before digests).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -43,6 +45,7 @@ struct Args {
   int64_t load_batch = 250'000;
   uint64_t seed = 1;
   std::string write_csv;
+  bool full_states = false;
 };
 
 Args Parse(int argc, char** argv) {
@@ -67,6 +70,8 @@ Args Parse(int argc, char** argv) {
       a.seed = std::stoull(v);
     else if (k == "--write-csv")
       a.write_csv = v;
+    else if (k == "--full-states")
+      a.full_states = v == "1";
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       std::exit(2);
@@ -212,7 +217,9 @@ int main(int argc, char** argv) {
       cdclake::data::Expr::Literal(Value::Bytes("d"), DataType::String()));
   flow.columns = cdclake::apply::ColumnSelection::Except({"op", "seq"});
   flow.scd_type = args.scd == 2 ? cdclake::apply::ScdType::kType2 : cdclake::apply::ScdType::kType1;
-  auto opened = cdclake::apply::Applier::Open(fs, flow);
+  cdclake::apply::ApplyOptions options;
+  options.full_states = args.full_states;
+  auto opened = cdclake::apply::Applier::Open(fs, flow, options);
   if (!opened.ok()) {
     std::fprintf(stderr, "%s\n", opened.status().ToString().c_str());
     return 1;

@@ -230,6 +230,9 @@ class ApplierImpl : public Applier {
   Result<bool> DiffAfterSharedEvents(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
   bool DiffFromSource(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
                       ApplyCounts& counts) const;
+  Status DiffDigest(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
+                    ApplyCounts& counts) const;
+  Status ReadBackValues(std::span<KeyWork* const> works) const;
   Status RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
                         const std::map<std::string, std::vector<int64_t>>& deleted,
                         WorkLookup& by_key, std::vector<std::unique_ptr<KeyWork>>& moved,
@@ -483,10 +486,129 @@ void DiffRows(std::vector<FoldedRow> old_rows, std::span<const RowLocation> old_
   counts.inserted += static_cast<int64_t>(fresh.size() - paired_fresh.size());
 }
 
-// The number of columns an EncodeValues form holds (its leading varint), or -1.
+// The number of columns an EncodeValues form (or its ValuesDigest) holds (its leading varint),
+// or -1.
 int64_t EncodedColumnCount(std::string_view values) {
   Result<uint64_t> n = ByteReader(values).ReadVarint();
   return n.ok() ? static_cast<int64_t>(*n) : -1;
+}
+
+// Whether a key's stored state holds its row's values as a digest (key_state.h).
+bool HoldsDigest(const KeyState& state) {
+  return !state.events.empty() && state.events[0].digest;
+}
+
+// DiffKey for a key whose old state holds its one row's values as a digest (SCD1 without
+// IGNORE NULL UPDATES or change data): the batch left it without a row, or with one whole upsert
+// of as many columns, told unchanged by comparing digests. Any other outcome had the values read
+// back before its events were added (ReadBackValues), so it does not come here.
+Status ApplierImpl::DiffDigest(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
+                               ApplyCounts& counts) const {
+  const StoredEvent& before = work.old_state.events[0];
+  const std::vector<StoredEvent>& now = work.new_state.events;
+  if (!DigestEligible(work.old_state)) {
+    return Status::Corrupt(flow_.target + ": a key index entry holds a digest but not one row");
+  }
+  const RowLocation old_location = work.old_state.locations[0];
+  if (now.empty() || now.back().kind == EventKind::kDelete) {
+    work.new_state.locations.clear();
+    rows.Delete(old_location);
+    ++counts.deleted;
+    return Status::OK();
+  }
+  if (now.size() != 1 || now[0].partial || now[0].digest ||
+      EncodedColumnCount(now[0].values) != EncodedColumnCount(before.values)) {
+    return Status::Internal(flow_.target +
+                            ": a key whose values are stored as a digest was not read back");
+  }
+  work.new_state.locations.assign(1, RowLocation{});
+  if (now[0].SameValues(before)) {
+    work.new_state.locations[0] = old_location;
+    return Status::OK();
+  }
+  rows.Delete(old_location);
+  ++counts.updated;
+  if (layout_.CanGather() && work.source_row >= 0) {
+    rows.AppendSourceRow(source, work.source_row, &work.new_state.locations[0]);
+    return Status::OK();
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows, Fold(settings_, work.new_state));
+  if (new_rows.size() != 1) return Status::Internal(flow_.target + ": one upsert, no row");
+  rows.Append(std::move(new_rows[0]), &work.new_state.locations[0]);
+  return Status::OK();
+}
+
+// The values of states held as digests, read back from the key's row in the table (each file
+// read once) and checked against the digest, for keys whose batch needs them: a tie at the
+// stored sequence, unchanged cells, another column count, or a flow that folds old values
+// (IGNORE NULL UPDATES, change data).
+Status ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) const {
+  if (works.empty()) return Status::OK();
+  if (!snapshot_) return Status::Corrupt(flow_.target + ": key states without a table");
+  std::map<uint32_t, std::vector<KeyWork*>> by_file;
+  int64_t columns = 0;
+  for (KeyWork* w : works) {
+    if (!DigestEligible(w->old_state)) {
+      return Status::Corrupt(flow_.target + ": a key index entry holds a digest but not one row");
+    }
+    by_file[w->old_state.locations[0].file].push_back(w);
+    columns = std::max(columns, EncodedColumnCount(w->old_state.events[0].values));
+  }
+  std::vector<std::string> names;
+  for (const data::Field& f : layout_.target().fields()) {
+    if (f.name != "__START_AT" && f.name != "__END_AT") names.push_back(f.name);
+  }
+  if (columns < 0 || static_cast<size_t>(columns) > names.size()) {
+    return Status::Corrupt(flow_.target + ": a key index entry holds " + std::to_string(columns) +
+                           " columns; the table has " + std::to_string(names.size()));
+  }
+  names.resize(static_cast<size_t>(columns));
+  std::unordered_map<std::string_view, const delta::Add*> adds;
+  for (const delta::Add& add : snapshot_->files()) adds.emplace(add.path, &add);
+  for (auto& [file, keyed] : by_file) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::string path, files_.PathOf(file));
+    auto found = adds.find(path);
+    if (found == adds.end()) {
+      return Status::Corrupt(flow_.target + ": the key index places a row in " + path +
+                             ", which is not a file of the table; cdclake repair rebuilds it");
+    }
+    delta::Add whole = *found->second;
+    whole.deletion_vector.reset();  // locations are physical row numbers
+    delta::ScanOptions read;
+    read.columns = names;
+    CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows,
+                             delta::ReadDataFile(fs_, *snapshot_, whole, read));
+    for (KeyWork* w : keyed) {
+      StoredEvent& held = w->old_state.events[0];
+      const int64_t r = w->old_state.locations[0].row;
+      const int64_t count = EncodedColumnCount(held.values);
+      if (r < 0 || r >= rows.num_rows()) {
+        return Status::Corrupt(flow_.target + ": the key index places a row at " +
+                               std::to_string(r) + " of " + path + ", which has " +
+                               std::to_string(rows.num_rows()) + " rows");
+      }
+      std::string values;
+      AppendVarint(&values, static_cast<uint64_t>(count));
+      for (int64_t c = 0; c < count; ++c) {
+        change::AppendOrderedCell(rows.column(static_cast<int>(c)), r,
+                                  *rows.schema().field(static_cast<size_t>(c)).type, &values);
+      }
+      if (ValuesDigest(values) != held.values) {
+        return Status::Corrupt(flow_.target + ": row " + std::to_string(r) + " of " + path +
+                               " is not the row its key's index entry describes (the digests "
+                               "differ); cdclake repair rebuilds the key index");
+      }
+      for (StoredEvent& e : w->new_state.events) {
+        if (e.digest && e.kind == EventKind::kUpsert && e.seq == held.seq) {
+          e.values = values;
+          e.digest = false;
+        }
+      }
+      held.values = std::move(values);
+      held.digest = false;
+    }
+  }
+  return Status::OK();
 }
 
 // DiffKey's shortcut for SCD1 without IGNORE NULL UPDATES or change data (the caller checks
@@ -651,6 +773,12 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     CDCLAKE_RETURN_IF_ERROR(ValidateFlow(flow_, rows.schema(), /*check_column_lists=*/!snapshot_));
     CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/false));
   }
+
+  // SCD1 without IGNORE NULL UPDATES or change data keeps a key's row only in the table: its
+  // state holds the values as a digest (key_state.h), read back when a batch needs them.
+  const bool change_data = Property("delta.enableChangeDataFeed") == "true";
+  const bool digest_states = flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() &&
+                             !change_data && !options_.full_states;
 
   // Kinds from the conditions.
   std::vector<uint8_t> is_delete(rows.num_rows(), 0), is_truncate(rows.num_rows(), 0);
@@ -851,22 +979,48 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       }
     }
     trace.Mark("multiget");
-    size_t g = 0;
+    // Each key's work, and where its events are in `order`.
+    std::vector<size_t> ends;
     for (size_t i = 0; i < order.size(); ++i) {
-      PendingEvent& e = events[order[i]];
-      if (i == 0 || e.key != events[order[i - 1]].key) {
-        KeyWork& work = works.emplace_back();
-        work.key = e.key;
-        if (found[g]) {
-          work.had_state = true;
-          CDCLAKE_ASSIGN_OR_RETURN(work.old_state, ParseKeyState(*found[g]));
-        }
-        work.new_state = work.old_state;
-        if (truncate) DropThrough(*truncate, &work.new_state);
-        by_key.AddInOrder(&work);
-        ++g;
+      const PendingEvent& e = events[order[i]];
+      if (i != 0 && e.key == events[order[i - 1]].key) {
+        ends.back() = i + 1;
+        continue;
       }
-      KeyWork& work = works.back();
+      KeyWork& work = works.emplace_back();
+      work.key = e.key;
+      if (const auto& bytes = found[ends.size()]) {
+        work.had_state = true;
+        CDCLAKE_ASSIGN_OR_RETURN(work.old_state, ParseKeyState(*bytes));
+      }
+      work.new_state = work.old_state;
+      if (truncate) DropThrough(*truncate, &work.new_state);
+      by_key.AddInOrder(&work);
+      ends.push_back(i + 1);
+    }
+    // States held as digests whose values this batch needs are read back from the table first.
+    std::vector<KeyWork*> read_back;
+    for (size_t k = 0, i = 0; k < works.size(); i = ends[k++]) {
+      KeyWork& work = works[k];
+      if (!HoldsDigest(work.old_state)) continue;
+      const StoredEvent& held = work.old_state.events[0];
+      bool needed = !digest_states;
+      for (size_t j = i; j < ends[k] && !needed; ++j) {
+        // A tie with other values is settled by the two encodings (a repeat of the stored
+        // event, by the digests); unchanged cells take the stored values.
+        const StoredEvent& e = events[order[j]].event;
+        if (e.kind != EventKind::kUpsert) continue;
+        needed = e.partial || EncodedColumnCount(e.values) != EncodedColumnCount(held.values) ||
+                 (e.seq == held.seq && !e.SameValues(held));
+      }
+      if (needed) read_back.push_back(&work);
+    }
+    CDCLAKE_RETURN_IF_ERROR(ReadBackValues(read_back));
+    size_t k = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (i == ends[k]) ++k;
+      PendingEvent& e = events[order[i]];
+      KeyWork& work = works[k];
       if (truncate && e.event.seq <= *truncate) {
         ++counts.discarded;
         continue;
@@ -1006,12 +1160,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
 
   // The target exists from here on.
   CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/true));
-  const bool change_data = Property("delta.enableChangeDataFeed") == "true";
   TargetRows target_rows(layout_, change_data);
   // New rows straight from the batch where nothing merges into them (DiffFromSource).
   const bool from_source = flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() &&
                            !change_data && layout_.CanGather();
   for (KeyWork* w : changed) {
+    if (HoldsDigest(w->old_state)) {
+      CDCLAKE_RETURN_IF_ERROR(DiffDigest(*w, rows, target_rows, counts));
+      continue;
+    }
     if (from_source && DiffFromSource(*w, rows, target_rows, counts)) continue;
     CDCLAKE_RETURN_IF_ERROR(DiffKey(*w, target_rows, counts));
   }
@@ -1070,7 +1227,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       for (size_t i = from; i < to; ++i) {
         const KeyWork& w = works[i];
         if (!w.new_state.events.empty() && !(w.new_state == w.old_state)) {
-          serialized[i] = SerializeKeyState(w.new_state);
+          serialized[i] = SerializeKeyState(w.new_state, digest_states);
         }
       }
     };
@@ -1096,7 +1253,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     } else if (ready != nullptr) {
       index_batch.puts.emplace_back(StateKey(w.key), std::move(*ready));
     } else {
-      index_batch.puts.emplace_back(StateKey(w.key), SerializeKeyState(w.new_state));
+      index_batch.puts.emplace_back(StateKey(w.key), SerializeKeyState(w.new_state, digest_states));
     }
   };
   for (size_t i = 0; i < works.size(); ++i) {

@@ -35,6 +35,9 @@ struct ApplyOptions {
   /// read of the log); ignored when it is of another table. A commit made since is found at
   /// the first commit, as any concurrent writer's is.
   std::shared_ptr<const delta::Snapshot> snapshot;
+  /// Keep SCD1 key states' row values in the key index instead of a digest of them (which is
+  /// read back from the table when a batch needs the values): for tests that compare the two.
+  bool full_states = false;
 };
 
 /// The numbers of one Apply call (SEMANTICS §8: read = applied + discarded + quarantined).

@@ -10,6 +10,8 @@
 #include <tuple>
 
 #include "apply/index_log.h"
+#include "apply/key_index.h"
+#include "apply/key_state.h"
 #include "apply/optimize.h"
 #include "data/value_format.h"
 #include "delta/change_feed.h"
@@ -729,6 +731,117 @@ TEST_F(ApplierTest, ChangedPropertiesAreCommittedOnOpen) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("delta.columnMapping.mode"), std::string::npos)
       << refused.status().ToString();
+}
+
+// SCD1 key states hold their row's values as a digest (key_state.h). Whenever a batch needs the
+// values (a tie at the stored sequence, unchanged cells, a column added since, change data
+// turned on later) they are read back from the row the state points at, so the table, the counts
+// and the change feed are those that full states give; only the index is smaller.
+TEST_F(ApplierTest, DigestStatesGiveWhatFullStatesGive) {
+  struct Outcome {
+    std::vector<std::vector<std::string>> rows;  // after each step
+    std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>> counts;
+    std::vector<std::string> changes;  // of the last step
+    int64_t digest_states = 0, full_states = 0, state_bytes = 0;
+  };
+  auto run = [&](bool full, Outcome& out) {
+    const std::string target = target_ + (full ? "_full" : "_digest");
+    ApplyOptions options;
+    options.full_states = full;
+    FlowDefinition flow = Flow(target);
+    auto applier = Open(flow, options);
+    auto step = [&](const change::ChangeBatch& batch) {
+      auto r = applier->Apply(batch);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      const ApplyCounts& c = r->counts;
+      out.counts.emplace_back(c.applied, c.discarded, c.sequence_conflicts, c.updated, c.deleted);
+      out.rows.push_back(TableRows(fs_, target));
+    };
+    step(Batch({{1, "a", "U", 1},
+                {2, "b", "U", 1},
+                {3, "c", "U", 1},
+                {4, "d", "U", 1},
+                {5, "e", "U", 1},
+                {6, "f", "U", 1}}));
+    // Key 1 ties at its sequence and wins, key 2 repeats itself, key 3 changes only its
+    // sequence, 4 is deleted, 5's event is older, 6 changes, 7 is new.
+    step(Batch({{1, "zz", "U", 1},
+                {2, "b", "U", 1},
+                {3, "c", "U", 2},
+                {4, std::nullopt, "D", 2},
+                {5, "old", "U", 0},
+                {6, "f2", "U", 2},
+                {7, "g", "U", 2}}));
+    // A tie the stored event wins.
+    step(Batch({{1, "aa", "U", 1}}));
+    // Unchanged cells: key 2 keeps its name, key 6 sets NULL.
+    step(WithUnchangedNames({{2, std::nullopt, "U", 3}, {6, std::nullopt, "U", 3}}, {0}));
+    applier.reset();
+    {
+      auto index = OpenRocksKeyIndex(IndexDir(target));
+      ASSERT_TRUE(index.ok()) << index.status().ToString();
+      auto scanned = (*index)->Scan("k", [&](std::string_view, std::string_view value) {
+        auto state = ParseKeyState(value);
+        EXPECT_TRUE(state.ok());
+        if (!state.ok() || state->events[0].kind != EventKind::kUpsert) return true;
+        (state->events[0].digest ? out.digest_states : out.full_states) += 1;
+        out.state_bytes += static_cast<int64_t>(value.size());
+        return true;
+      });
+      ASSERT_TRUE(scanned.ok());
+    }
+    applier = Open(flow, options);
+    // A column added since the states were stored: key 3 sends the same values (its row stays),
+    // key 5 a new city.
+    change::ChangeBatch wider;
+    wider.rows = data::RecordBatch(data::Schema({{"id", DataType::Int32(), true},
+                                                 {"name", DataType::String(), true},
+                                                 {"city", DataType::String(), true},
+                                                 {"op", DataType::String(), true},
+                                                 {"seq", DataType::Int64(), true}}));
+    wider.rows.AppendRow(
+        {Value::Int(3), Value::Bytes("c"), Value::Null(), Value::Bytes("U"), Value::Int(4)});
+    wider.rows.AppendRow(
+        {Value::Int(5), Value::Bytes("e"), Value::Bytes("Oslo"), Value::Bytes("U"), Value::Int(4)});
+    step(wider);
+    // Change data turned on: the pre-image of key 1 is its stored row.
+    applier.reset();
+    flow.table_properties["delta.enableChangeDataFeed"] = "true";
+    applier = Open(flow, options);
+    step(Batch({{1, "a3", "U", 5}, {7, std::nullopt, "D", 5}}));
+    auto changes = delta::ReadChanges(fs_, target, applier->version());
+    EXPECT_TRUE(changes.ok()) << changes.status().ToString();
+    if (changes.ok()) {
+      int type_column = changes->schema().FieldIndex("_change_type");
+      for (int64_t i = 0; i < changes->num_rows(); ++i) {
+        out.changes.push_back(std::string(changes->column(type_column).StringAt(i)) + ":" +
+                              data::CsvField(changes->column(1).GetValue(i), *DataType::String()));
+      }
+      std::sort(out.changes.begin(), out.changes.end());
+    }
+  };
+  Outcome digest, full;
+  run(false, digest);
+  run(true, full);
+  EXPECT_EQ(digest.rows, full.rows);
+  EXPECT_EQ(digest.counts, full.counts);
+  EXPECT_EQ(digest.changes, full.changes);
+  ASSERT_EQ(digest.rows.size(), 6u);
+  EXPECT_EQ(digest.rows[1], (std::vector<std::string>{"1,zz", "2,b", "3,c", "5,e", "6,f2", "7,g"}));
+  EXPECT_EQ(std::get<2>(digest.counts[1]), 1);  // key 1's tie
+  EXPECT_EQ(digest.counts[2],
+            std::make_tuple(int64_t{0}, int64_t{1}, int64_t{1}, int64_t{0}, int64_t{0}));
+  EXPECT_EQ(digest.rows[3], (std::vector<std::string>{"1,zz", "2,b", "3,c", "5,e", "6,", "7,g"}));
+  EXPECT_EQ(std::get<3>(digest.counts[4]), 1);  // key 5 only: key 3's row stays
+  EXPECT_EQ(digest.rows[5], (std::vector<std::string>{"1,a3,", "2,b,", "3,c,", "5,e,Oslo", "6,,"}));
+  EXPECT_EQ(digest.changes,
+            (std::vector<std::string>{"delete:g", "update_postimage:a3", "update_preimage:zz"}));
+  // Six keys with rows: each a digest but key 2, whose last event has an unchanged cell (SCD1
+  // keeps its events since the last whole one); with full states, none.
+  EXPECT_EQ(digest.digest_states, 5);
+  EXPECT_EQ(digest.full_states, 1);
+  EXPECT_EQ(full.digest_states, 0);
+  EXPECT_EQ(full.full_states, 6);
 }
 
 }  // namespace

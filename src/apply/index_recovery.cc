@@ -198,6 +198,10 @@ Status RebuildIndexFromRows(const io::FileSystem& fs, const delta::Snapshot& sna
     return Status::Corrupt(root + ": an SCD type 2 target without __START_AT / __END_AT");
   }
 
+  // SCD1 states hold their row's values as a digest where the applier's would (applier.cc).
+  const bool digest_states = !scd2 && !settings.AnyIgnoreNull() &&
+                             snapshot.Property("delta.enableChangeDataFeed") != "true";
+
   // Every live row, grouped by key.
   FileDictionary files;
   IndexWriteBatch batch;
@@ -292,7 +296,7 @@ Status RebuildIndexFromRows(const io::FileSystem& fs, const delta::Snapshot& sna
                                " rows); the key index cannot be rebuilt from them");
       }
     }
-    batch.puts.emplace_back(StateEntry(key), SerializeKeyState(state));
+    batch.puts.emplace_back(StateEntry(key), SerializeKeyState(state, digest_states));
     CDCLAKE_RETURN_IF_ERROR(WriteSliced(index, batch));
   }
   recovery->keys = static_cast<int64_t>(by_key.size());

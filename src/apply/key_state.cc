@@ -1,6 +1,8 @@
 // KeyState's stored form: varint-prefixed fields, versioned by a leading byte.
 #include "apply/key_state.h"
 
+#include <xxhash.h>
+
 #include "base/bytes.h"
 
 namespace cdclake::apply {
@@ -8,6 +10,7 @@ namespace {
 
 constexpr uint8_t kFormatVersion = 2;
 constexpr uint8_t kPartialBit = 0x10;
+constexpr uint8_t kDigestBit = 0x20;
 
 void AppendString(std::string* out, std::string_view s) {
   AppendVarint(out, s.size());
@@ -28,7 +31,30 @@ bool StoredEvent::operator<(const StoredEvent& o) const {
   return values < o.values;
 }
 
-std::string SerializeKeyState(const KeyState& state) {
+bool StoredEvent::SameValues(const StoredEvent& o) const {
+  if (digest == o.digest) return values == o.values;
+  return digest ? values == ValuesDigest(o.values) : ValuesDigest(values) == o.values;
+}
+
+std::string ValuesDigest(std::string_view values) {
+  ByteReader in(values);
+  Result<uint64_t> count = in.ReadVarint();
+  std::string out;
+  AppendVarint(&out, count.ok() ? *count : 0);
+  const XXH128_hash_t h = XXH3_128bits(values.data(), values.size());
+  for (uint64_t part : {h.high64, h.low64}) {
+    for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>(part >> shift));
+  }
+  return out;
+}
+
+bool DigestEligible(const KeyState& state) {
+  return state.events.size() == 1 && state.events[0].kind == EventKind::kUpsert &&
+         !state.events[0].partial && state.locations.size() == 1;
+}
+
+std::string SerializeKeyState(const KeyState& state, bool digest_values) {
+  digest_values = digest_values && DigestEligible(state) && !state.events[0].digest;
   size_t size = 12 + 12 * state.locations.size();
   for (const auto& e : state.events) size += e.seq.size() + e.values.size() + 32;
   std::string out;
@@ -37,8 +63,10 @@ std::string SerializeKeyState(const KeyState& state) {
   AppendVarint(&out, state.events.size());
   for (const auto& e : state.events) {
     AppendString(&out, e.seq);
-    out.push_back(static_cast<char>(static_cast<uint8_t>(e.kind) | (e.partial ? kPartialBit : 0)));
-    AppendString(&out, e.values);
+    const bool digest = e.digest || digest_values;
+    out.push_back(static_cast<char>(static_cast<uint8_t>(e.kind) | (e.partial ? kPartialBit : 0) |
+                                    (digest ? kDigestBit : 0)));
+    AppendString(&out, digest_values ? ValuesDigest(e.values) : e.values);
     AppendVarint(&out, static_cast<uint64_t>(e.processed_ms));
   }
   AppendVarint(&out, state.locations.size());
@@ -64,7 +92,8 @@ Result<KeyState> ParseKeyState(std::string_view bytes) {
     CDCLAKE_ASSIGN_OR_RETURN(e.seq, ReadString(&in));
     CDCLAKE_ASSIGN_OR_RETURN(uint8_t kind, in.ReadByte());
     e.partial = (kind & kPartialBit) != 0;
-    kind &= static_cast<uint8_t>(~kPartialBit);
+    e.digest = (kind & kDigestBit) != 0;
+    kind &= static_cast<uint8_t>(~(kPartialBit | kDigestBit));
     if (kind > 1) return Status::Corrupt("key index entry: bad event kind");
     e.kind = static_cast<EventKind>(kind);
     CDCLAKE_ASSIGN_OR_RETURN(e.values, ReadString(&in));

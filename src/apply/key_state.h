@@ -20,12 +20,17 @@ struct StoredEvent {
   std::string values;        // upserts: varint column count + ordered encoding of the columns
   int64_t processed_ms = 0;  // deletes: processing time of the tombstone (for expiry)
   bool partial = false;      // upserts: some cells are unchanged (kUnchangedCell in `values`)
+  /// Upserts: `values` holds ValuesDigest(the encoding) instead of the encoding itself; the
+  /// values are the key's row in the table (SCD1), read back when they are needed.
+  bool digest = false;
 
   /// The engine's total order of a key's events: sequence, then kind, then content.
   bool operator<(const StoredEvent& o) const;
   bool SameEvent(const StoredEvent& o) const {
-    return seq == o.seq && kind == o.kind && values == o.values;
+    return seq == o.seq && kind == o.kind && SameValues(o);
   }
+  /// Whether the two hold the same values, each in its encoding or its digest.
+  bool SameValues(const StoredEvent& o) const;
   bool operator==(const StoredEvent& o) const {
     return SameEvent(o) && processed_ms == o.processed_ms;
   }
@@ -51,7 +56,17 @@ struct KeyState {
   bool IsTombstone() const { return events.size() == 1 && events[0].kind == EventKind::kDelete; }
 };
 
-std::string SerializeKeyState(const KeyState& state);
+/// The digest form of an EncodeValues encoding (timeline.h): its column count (varint) and
+/// XXH3-128 of the whole encoding; equal digests mean equal encodings.
+std::string ValuesDigest(std::string_view values);
+
+/// Whether `state` may be stored with its values as a digest: one whole upsert (SCD1 without
+/// IGNORE NULL UPDATES or a change data feed keeps no more; the caller knows the flow).
+bool DigestEligible(const KeyState& state);
+
+/// The stored form. With `digest_values`, a DigestEligible state's upsert is stored as
+/// ValuesDigest of its values (about 20 bytes instead of the row's encoding).
+std::string SerializeKeyState(const KeyState& state, bool digest_values = false);
 Result<KeyState> ParseKeyState(std::string_view bytes);
 
 }  // namespace cdclake::apply

@@ -108,6 +108,11 @@ Status FoldInto(const TimelineSettings& settings, std::span<const StoredEvent> e
       open.reset();
       continue;
     }
+    if (e.digest) {
+      return Status::Internal(
+          "a key state holds its values as a digest; the applier reads them back from the "
+          "table before folding");
+    }
     std::vector<uint8_t> unchanged;
     CDCLAKE_ASSIGN_OR_RETURN(
         std::vector<Value> values,
@@ -160,7 +165,7 @@ Result<LastVersion> FindLastVersion(const TimelineSettings& settings,
   }
   out.known = true;
   if (events.back().kind == EventKind::kDelete) return out;  // every version is closed
-  if (events.back().partial) return LastVersion{};
+  if (events.back().partial || events.back().digest) return LastVersion{};
   // Without IGNORE NULL UPDATES and unchanged cells an upsert sets every value, so the open
   // version holds the last upsert's values and began at the first upsert of the run before it
   // whose tracked values are all the same (Fold opens a version at a tracked change or after a
@@ -172,7 +177,7 @@ Result<LastVersion> FindLastVersion(const TimelineSettings& settings,
   while (first > 0) {
     const StoredEvent& before = events[first - 1];
     if (before.kind == EventKind::kDelete) break;
-    if (before.partial) return LastVersion{};
+    if (before.partial || before.digest) return LastVersion{};
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<Value> values,
                              DecodeValues(before.values, settings.column_types));
     bool tracked_change = false;
