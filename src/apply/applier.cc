@@ -500,8 +500,8 @@ bool HoldsDigest(const KeyState& state) {
 
 // DiffKey for a key whose old state holds its one row's values as a digest (SCD1 without
 // IGNORE NULL UPDATES or change data): the batch left it without a row, or with one whole upsert
-// of as many columns, told unchanged by comparing digests. Any other outcome had the values read
-// back before its events were added (ReadBackValues), so it does not come here.
+// of as many columns or more, told unchanged by comparing digests. Any other outcome had the
+// values read back before its events were added (ReadBackValues), so it does not come here.
 Status ApplierImpl::DiffDigest(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
                                ApplyCounts& counts) const {
   const StoredEvent& before = work.old_state.events[0];
@@ -516,13 +516,23 @@ Status ApplierImpl::DiffDigest(KeyWork& work, const data::RecordBatch& source, T
     ++counts.deleted;
     return Status::OK();
   }
-  if (now.size() != 1 || now[0].partial || now[0].digest ||
-      EncodedColumnCount(now[0].values) != EncodedColumnCount(before.values)) {
+  const int64_t held_columns = EncodedColumnCount(before.values);
+  if (now.size() != 1 || now[0].partial || now[0].digest || held_columns < 0 ||
+      EncodedColumnCount(now[0].values) < held_columns) {
     return Status::Internal(flow_.target +
                             ": a key whose values are stored as a digest was not read back");
   }
+  // Columns added since the state was stored are NULL in its row: the new values are the
+  // same when they are NULL there too and their first columns have the stored digest.
+  bool same = now[0].SameValues(before);
+  if (!same && EncodedColumnCount(now[0].values) > held_columns) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> first,
+                             FirstColumnsOfValues(now[0].values, static_cast<size_t>(held_columns),
+                                                  settings_.column_types));
+    same = first && ValuesDigest(*first) == before.values;
+  }
   work.new_state.locations.assign(1, RowLocation{});
-  if (now[0].SameValues(before)) {
+  if (same) {
     work.new_state.locations[0] = old_location;
     return Status::OK();
   }
@@ -540,8 +550,8 @@ Status ApplierImpl::DiffDigest(KeyWork& work, const data::RecordBatch& source, T
 
 // The values of states held as digests, read back from the key's row in the table (each file
 // read once) and checked against the digest, for keys whose batch needs them: a tie at the
-// stored sequence, unchanged cells, another column count, or a flow that folds old values
-// (IGNORE NULL UPDATES, change data).
+// stored sequence, unchanged cells, fewer columns, or a flow that folds old values (IGNORE NULL
+// UPDATES, change data, a source that sends unchanged cells).
 Status ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) const {
   if (works.empty()) return Status::OK();
   if (!snapshot_) return Status::Corrupt(flow_.target + ": key states without a table");
@@ -774,11 +784,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/false));
   }
 
-  // SCD1 without IGNORE NULL UPDATES or change data keeps a key's row only in the table: its
-  // state holds the values as a digest (key_state.h), read back when a batch needs them.
   const bool change_data = Property("delta.enableChangeDataFeed") == "true";
-  const bool digest_states = flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() &&
-                             !change_data && !options_.full_states;
 
   // Kinds from the conditions.
   std::vector<uint8_t> is_delete(rows.num_rows(), 0), is_truncate(rows.num_rows(), 0);
@@ -851,6 +857,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   std::vector<PendingEvent> events;
   std::vector<std::pair<std::string, int64_t>> truncates;  // sequence, row
   events.reserve(rows.num_rows());
+  bool any_partial = false;  // an upsert with unchanged cells
   for (int64_t r = 0; r < rows.num_rows(); ++r) {
     RowEncoding& row_encoding = encoded[static_cast<size_t>(r)];
     if (!row_encoding.has_seq) {
@@ -896,6 +903,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       e.event.kind = EventKind::kUpsert;
       e.event.values = std::move(row_encoding.values);
       e.event.partial = row_encoding.partial;
+      any_partial = any_partial || row_encoding.partial;
     }
     events.push_back(std::move(e));
   }
@@ -932,6 +940,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     if (!truncate || seq > *truncate) truncate = seq;
   }
   const bool truncate_raised = truncate != old_truncate;
+  // SCD1 without IGNORE NULL UPDATES or change data keeps a key's row only in the table: its
+  // state holds the values as a digest (key_state.h), read back when a batch needs them. Not
+  // once the source has sent unchanged cells: each such event needs the stored values.
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> unchanged_seen,
+                           index_->Get(kUnchangedCellsKey));
+  const bool sends_unchanged = any_partial || unchanged_seen.has_value();
+  const bool folds_old_values =
+      flow_.scd_type != ScdType::kType1 || settings_.AnyIgnoreNull() || change_data;
+  const bool digest_states = !folds_old_values && !sends_unchanged && !options_.full_states;
   const bool late_quarantine = Property("cdclake.lateEventPolicy") == "quarantine";
 
   trace.Mark("sort");
@@ -1004,13 +1021,13 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       KeyWork& work = works[k];
       if (!HoldsDigest(work.old_state)) continue;
       const StoredEvent& held = work.old_state.events[0];
-      bool needed = !digest_states;
+      bool needed = folds_old_values;
       for (size_t j = i; j < ends[k] && !needed; ++j) {
         // A tie with other values is settled by the two encodings (a repeat of the stored
         // event, by the digests); unchanged cells take the stored values.
         const StoredEvent& e = events[order[j]].event;
         if (e.kind != EventKind::kUpsert) continue;
-        needed = e.partial || EncodedColumnCount(e.values) != EncodedColumnCount(held.values) ||
+        needed = e.partial || EncodedColumnCount(e.values) < EncodedColumnCount(held.values) ||
                  (e.seq == held.seq && !e.SameValues(held));
       }
       if (needed) read_back.push_back(&work);
@@ -1261,6 +1278,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   }
   for (auto& w : moved) put_state(*w, nullptr);
   if (truncate_raised) index_batch.puts.emplace_back(kTruncateKey, *truncate);
+  if (any_partial && !unchanged_seen) index_batch.puts.emplace_back(kUnchangedCellsKey, "1");
   if (new_horizon != horizon) index_batch.puts.emplace_back(kHorizonKey, *new_horizon);
   if (max_seq != max_seq_) index_batch.puts.emplace_back(kMaxSequenceKey, *max_seq);
   trace.Mark("delete+cdf");

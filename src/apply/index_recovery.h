@@ -18,6 +18,10 @@ namespace cdclake::apply {
 
 /// The index entry holding the purge horizon (the largest purged tombstone's sequence).
 inline constexpr const char* kHorizonKey = "m:horizon";
+/// The index entry present once the flow's source has sent unchanged cells (PostgreSQL TOAST,
+/// SQL Server's update mask): from then on SCD1 states keep their values instead of a digest,
+/// since such events need the stored values.
+inline constexpr const char* kUnchangedCellsKey = "m:unchanged";
 /// The index entry holding the largest sequence the engine has applied (ordered encoding).
 inline constexpr const char* kMaxSequenceKey = "m:maxseq";
 /// The commitInfo operationParameters member holding the same, hex, so that it survives the

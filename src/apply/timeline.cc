@@ -216,6 +216,26 @@ std::string EncodeValues(const std::vector<Value>& values, const std::vector<dat
   return out;
 }
 
+Result<std::optional<std::string>> FirstColumnsOfValues(std::string_view values, size_t columns,
+                                                        const std::vector<data::TypePtr>& types) {
+  ByteReader reader(values);
+  CDCLAKE_ASSIGN_OR_RETURN(uint64_t count, reader.ReadVarint());
+  if (count < columns || count > types.size()) return std::optional<std::string>();
+  std::string_view in = values.substr(reader.position());
+  const std::string_view cells = in;
+  size_t kept = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (i == columns) kept = cells.size() - in.size();
+    CDCLAKE_ASSIGN_OR_RETURN(Value value, change::ReadOrdered(&in, *types[i]));
+    if (i >= columns && !value.is_null()) return std::optional<std::string>();
+  }
+  if (count == columns) kept = cells.size() - in.size();
+  std::string out;
+  AppendVarint(&out, columns);
+  out.append(cells.substr(0, kept));
+  return std::optional<std::string>(std::move(out));
+}
+
 Result<std::vector<Value>> DecodeValues(std::string_view bytes,
                                         const std::vector<data::TypePtr>& types,
                                         std::vector<uint8_t>* unchanged) {

@@ -86,6 +86,10 @@ std::string EncodeValues(const std::vector<data::Value>& values,
                          const std::vector<data::TypePtr>& types,
                          const std::vector<uint8_t>* unchanged = nullptr);
 inline constexpr char kUnchangedCell = 0x02;
+/// The EncodeValues form of the first `columns` of whole (not partial) `values`, when every
+/// column after those is NULL (the values a row of that many columns holds), else nullopt.
+Result<std::optional<std::string>> FirstColumnsOfValues(std::string_view values, size_t columns,
+                                                        const std::vector<data::TypePtr>& types);
 /// Reads values stored by EncodeValues; columns added since are NULL. Unchanged cells are
 /// flagged in `unchanged` when given (one flag per column).
 Result<std::vector<data::Value>> DecodeValues(std::string_view bytes,

@@ -138,5 +138,27 @@ TEST(Timeline, LastVersionStartsAtItsFirstEvent) {
   EXPECT_EQ(last->open->values, (std::vector<Value>{Value::Int(2), Value::Int(6)}));
 }
 
+// The first columns of stored values, when those after them are NULL (a row written before
+// columns were added holds them as NULL).
+TEST(Timeline, FirstColumnsOfValuesNeedNullsAfterThem) {
+  const std::vector<data::TypePtr> types = {DataType::Int64(), DataType::String(),
+                                            DataType::String(), DataType::Int64()};
+  const std::string values =
+      EncodeValues({Value::Int(1), Value::Bytes("a"), Value::Null(), Value::Null()}, types);
+  auto two = FirstColumnsOfValues(values, 2, types);
+  ASSERT_TRUE(two.ok() && two->has_value());
+  EXPECT_EQ(**two,
+            EncodeValues({Value::Int(1), Value::Bytes("a")}, {types.begin(), types.begin() + 2}));
+  auto four = FirstColumnsOfValues(values, 4, types);
+  ASSERT_TRUE(four.ok() && four->has_value());
+  EXPECT_EQ(**four, values);
+  auto one = FirstColumnsOfValues(values, 1, types);  // "a" is not NULL
+  ASSERT_TRUE(one.ok());
+  EXPECT_FALSE(one->has_value());
+  auto five = FirstColumnsOfValues(values, 5, types);  // more than it holds
+  ASSERT_TRUE(five.ok());
+  EXPECT_FALSE(five->has_value());
+}
+
 }  // namespace
 }  // namespace cdclake::apply
