@@ -493,6 +493,16 @@ int64_t EncodedColumnCount(std::string_view values) {
   return n.ok() ? static_cast<int64_t>(*n) : -1;
 }
 
+// Bytes [from, from + 8) of `key` as a big-endian integer, zeros past its end: two keys whose
+// heads differ sort as their heads do (a key ending inside the head sorts first, or ties).
+uint64_t BigEndianHead(std::string_view key, size_t from) {
+  uint64_t head = 0;
+  for (size_t i = from; i < from + 8; ++i) {
+    head = (head << 8) | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
+  }
+  return head;
+}
+
 // Whether a key's stored state holds its row's values as a digest (key_state.h).
 bool HoldsDigest(const KeyState& state) {
   return !state.events.empty() && state.events[0].digest;
@@ -917,15 +927,29 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   for (const auto& t : truncates) {
     if (!max_seq || t.first > *max_seq) max_seq = t.first;
   }
-  // Sorted by key, then the events' order (indices sort faster than the events).
-  std::vector<uint32_t> order(events.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&events](uint32_t x, uint32_t y) {
-    const PendingEvent& a = events[x];
-    const PendingEvent& b = events[y];
+  // Sorted by key, then the events' order. The entries sorted hold each key's first 16 bytes
+  // as two integers, so most comparisons touch neither the key nor the event (keys of integer
+  // columns differ there); equal heads fall back to the whole key, then the event.
+  struct SortEntry {
+    uint64_t head0, head1;
+    uint32_t event;
+  };
+  std::vector<SortEntry> entries(events.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    const std::string& key = events[i].key;
+    entries[i] = {BigEndianHead(key, 0), BigEndianHead(key, 8), i};
+  }
+  std::sort(entries.begin(), entries.end(), [&events](const SortEntry& x, const SortEntry& y) {
+    if (x.head0 != y.head0) return x.head0 < y.head0;
+    if (x.head1 != y.head1) return x.head1 < y.head1;
+    const PendingEvent& a = events[x.event];
+    const PendingEvent& b = events[y.event];
     if (int c = a.key.compare(b.key); c != 0) return c < 0;
     return a.event < b.event;
   });
+  std::vector<uint32_t> order(entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = entries[i].event;
+  std::vector<SortEntry>().swap(entries);
 
   // Engine-wide state: the last truncate and the purge horizon.
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> old_truncate, index_->Get(kTruncateKey));

@@ -848,5 +848,54 @@ TEST_F(ApplierTest, DigestStatesGiveWhatFullStatesGive) {
   EXPECT_EQ(full.forms, (std::vector<std::pair<int, int>>{{0, 6}, {0, 6}}));
 }
 
+// Keys longer than the 16 bytes the batch sorts by first, sharing them, and keys that are
+// prefixes of others, each with events out of order in one batch: every key ends at its last
+// event (the sort falls back to the whole key, then the event, on equal heads).
+TEST_F(ApplierTest, KeysSharingTheirFirstBytesSortApart) {
+  FlowDefinition flow = Flow(target_);
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(data::Schema({{"id", DataType::String(), true},
+                                               {"name", DataType::String(), true},
+                                               {"op", DataType::String(), true},
+                                               {"seq", DataType::Int64(), true}}));
+  const std::vector<std::string> keys = {"customer-0000000001-a", "customer-0000000001",
+                                         "customer-0000000001-b", "customer-000000000",
+                                         std::string("customer-0000000001\0x", 21)};
+  // Sequences 3, 1, 2, the keys interleaved: the last applied is the one at 3, and in the
+  // engine's order (sequence order within a key) each event is applied in turn.
+  for (int64_t seq : {3, 1, 2}) {
+    for (const std::string& key : keys) {
+      batch.rows.AppendRow({Value::Bytes(key), Value::Bytes("v" + std::to_string(seq)),
+                            Value::Bytes("U"), Value::Int(seq)});
+    }
+  }
+  auto applier = Open(flow);
+  auto r = applier->Apply(batch);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->counts.inserted, static_cast<int64_t>(keys.size()));
+  EXPECT_EQ(r->counts.applied, static_cast<int64_t>(3 * keys.size()));
+  auto snapshot = delta::Snapshot::Load(fs_, target_);
+  ASSERT_TRUE(snapshot.ok());
+  auto rows = delta::ReadTable(fs_, **snapshot);
+  ASSERT_TRUE(rows.ok());
+  std::map<std::string, std::string> got;
+  for (int64_t i = 0; i < rows->num_rows(); ++i) {
+    got[std::string(rows->column(0).StringAt(i))] = std::string(rows->column(1).StringAt(i));
+  }
+  ASSERT_EQ(got.size(), keys.size());
+  for (const std::string& key : keys) EXPECT_EQ(got[key], "v3") << key;
+  // Older events of the same keys in a later batch change nothing.
+  change::ChangeBatch older;
+  older.rows = data::RecordBatch(batch.rows.schema());
+  for (const std::string& key : keys) {
+    older.rows.AppendRow(
+        {Value::Bytes(key), Value::Bytes("old"), Value::Bytes("U"), Value::Int(2)});
+  }
+  auto again = applier->Apply(older);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->counts.discarded, static_cast<int64_t>(keys.size()));
+  EXPECT_FALSE(again->version);
+}
+
 }  // namespace
 }  // namespace cdclake::apply
