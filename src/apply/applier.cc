@@ -232,7 +232,7 @@ class ApplierImpl : public Applier {
                       ApplyCounts& counts) const;
   Status DiffDigest(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
                     ApplyCounts& counts) const;
-  Status ReadBackValues(std::span<KeyWork* const> works) const;
+  Result<int64_t> ReadBackValues(std::span<KeyWork* const> works) const;
   Status RemapMovedRows(const std::vector<delta::Action>& deletion_actions,
                         const std::map<std::string, std::vector<int64_t>>& deleted,
                         WorkLookup& by_key, std::vector<std::unique_ptr<KeyWork>>& moved,
@@ -559,11 +559,14 @@ Status ApplierImpl::DiffDigest(KeyWork& work, const data::RecordBatch& source, T
 }
 
 // The values of states held as digests, read back from the key's row in the table (each file
-// read once) and checked against the digest, for keys whose batch needs them: a tie at the
-// stored sequence, unchanged cells, fewer columns, or a flow that folds old values (IGNORE NULL
-// UPDATES, change data, a source that sends unchanged cells).
-Status ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) const {
-  if (works.empty()) return Status::OK();
+// read once), for keys whose batch needs them: a tie at the stored sequence, unchanged cells,
+// fewer columns, or a flow that folds old values (IGNORE NULL UPDATES, change data, a source
+// that sends unchanged cells). A row read back must be of the key; one whose values hash to
+// another digest is the key's row spelled otherwise than the event that wrote it (a value
+// that does not read back bit for bit): its values are the table's, and it is counted.
+Result<int64_t> ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) const {
+  int64_t respelled = 0;
+  if (works.empty()) return respelled;
   if (!snapshot_) return Status::Corrupt(flow_.target + ": key states without a table");
   std::map<uint32_t, std::vector<KeyWork*>> by_file;
   int64_t columns = 0;
@@ -614,9 +617,12 @@ Status ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) const {
                                   *rows.schema().field(static_cast<size_t>(c)).type, &values);
       }
       if (ValuesDigest(values) != held.values) {
-        return Status::Corrupt(flow_.target + ": row " + std::to_string(r) + " of " + path +
-                               " is not the row its key's index entry describes (the digests "
-                               "differ); cdclake repair rebuilds the key index");
+        if (layout_.EncodeKey(rows, r) != w->key) {
+          return Status::Corrupt(flow_.target + ": row " + std::to_string(r) + " of " + path +
+                                 " is another key's row than the key index says; cdclake "
+                                 "repair rebuilds the key index");
+        }
+        ++respelled;
       }
       for (StoredEvent& e : w->new_state.events) {
         if (e.digest && e.kind == EventKind::kUpsert && e.seq == held.seq) {
@@ -628,7 +634,7 @@ Status ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) const {
       held.digest = false;
     }
   }
-  return Status::OK();
+  return respelled;
 }
 
 // DiffKey's shortcut for SCD1 without IGNORE NULL UPDATES or change data (the caller checks
@@ -1056,7 +1062,13 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       }
       if (needed) read_back.push_back(&work);
     }
-    CDCLAKE_RETURN_IF_ERROR(ReadBackValues(read_back));
+    CDCLAKE_ASSIGN_OR_RETURN(int64_t respelled, ReadBackValues(read_back));
+    if (respelled > 0) {
+      result.warnings.push_back(
+          std::to_string(respelled) + " rows of " + flow_.target +
+          " read back from the table hold their values otherwise spelled than the events that "
+          "wrote them (their digests differ, their keys match); the table's values were used");
+    }
     size_t k = 0;
     for (size_t i = 0; i < order.size(); ++i) {
       if (i == ends[k]) ++k;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "apply/key_index.h"
 #include "apply/key_state.h"
 #include "apply/optimize.h"
+#include "change/ordered_encoding.h"
 #include "data/value_format.h"
 #include "delta/change_feed.h"
 #include "delta/snapshot.h"
@@ -895,6 +897,55 @@ TEST_F(ApplierTest, KeysSharingTheirFirstBytesSortApart) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->counts.discarded, static_cast<int64_t>(keys.size()));
   EXPECT_FALSE(again->version);
+}
+
+// A state read back from the table is checked by its key: a row whose values hash to another
+// digest but hold the key is used (and counted in a warning); a location at another key's row
+// stops the batch before anything is written.
+TEST_F(ApplierTest, ReadBackChecksTheRowsKey) {
+  auto applier = Open(Flow(target_));
+  Apply(*applier, {{1, "a", "U", 1}, {2, "b", "U", 1}});
+  applier.reset();
+  auto entry = [](int id) {
+    return "k" + change::EncodeOrdered({Value::Int(id)}, {DataType::Int32()});
+  };
+  // Alters key `id`'s stored state with `edit`.
+  auto edit_state = [&](int id, const std::function<void(KeyState&)>& edit) {
+    auto index = OpenRocksKeyIndex(IndexDir(target_));
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    auto bytes = (*index)->Get(entry(id));
+    ASSERT_TRUE(bytes.ok() && bytes->has_value());
+    auto state = ParseKeyState(**bytes);
+    ASSERT_TRUE(state.ok());
+    edit(*state);
+    ASSERT_TRUE((*index)->Write({{{entry(id), SerializeKeyState(*state)}}, {}}).ok());
+  };
+  // Key 1's digest no longer matches its row, which still holds key 1.
+  edit_state(1, [](KeyState& s) {
+    EXPECT_TRUE(s.events[0].digest);
+    s.events[0].values.back() ^= 1;
+  });
+  applier = Open(Flow(target_));
+  auto kept = applier->Apply(WithUnchangedNames({{1, std::nullopt, "U", 2}}, {0}));
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_EQ(kept->warnings.size(), 1u);
+  EXPECT_NE(kept->warnings[0].find("1 rows"), std::string::npos) << kept->warnings[0];
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a", "2,b"}));
+  // Key 2's state placed at key 1's old row: refused, and nothing written.
+  applier.reset();
+  RowLocation key1_row;
+  edit_state(1, [&](KeyState& s) { key1_row = s.locations[0]; });
+  const int64_t version = delta::Snapshot::Load(fs_, target_).value()->version();
+  edit_state(2, [&](KeyState& s) {
+    EXPECT_TRUE(s.events[0].digest);
+    s.locations[0] = key1_row;
+  });
+  applier = Open(Flow(target_));
+  auto refused = applier->Apply(WithUnchangedNames({{2, std::nullopt, "U", 3}}, {0}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("another key's row"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_EQ(delta::Snapshot::Load(fs_, target_).value()->version(), version);
 }
 
 }  // namespace
