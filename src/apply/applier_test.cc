@@ -35,6 +35,15 @@ data::Schema SourceSchema() {
                        {"seq", DataType::Int64(), true}});
 }
 
+// SourceSchema with a column `city` added after `name`.
+data::Schema WiderSchema() {
+  return data::Schema({{"id", DataType::Int32(), true},
+                       {"name", DataType::String(), true},
+                       {"city", DataType::String(), true},
+                       {"op", DataType::String(), true},
+                       {"seq", DataType::Int64(), true}});
+}
+
 struct Row {
   std::optional<int> id;
   std::optional<std::string> name;
@@ -425,11 +434,7 @@ TEST_F(ApplierTest, NewColumnsAppearAndTypeChangesStop) {  // SEMANTICS §5
   auto applier = Open(Flow(target_));
   Apply(*applier, {{1, "a", "U", 1}});
   change::ChangeBatch wider;
-  wider.rows = data::RecordBatch(data::Schema({{"id", DataType::Int32(), true},
-                                               {"name", DataType::String(), true},
-                                               {"city", DataType::String(), true},
-                                               {"op", DataType::String(), true},
-                                               {"seq", DataType::Int64(), true}}));
+  wider.rows = data::RecordBatch(WiderSchema());
   wider.rows.AppendRow(
       {Value::Int(2), Value::Bytes("b"), Value::Bytes("Oslo"), Value::Bytes("U"), Value::Int(2)});
   ASSERT_TRUE(applier->Apply(wider).ok());
@@ -802,11 +807,7 @@ TEST_F(ApplierTest, DigestStatesGiveWhatFullStatesGive) {
     // A column added since the states were stored: key 3 sends the same values (its row stays),
     // key 5 a new city.
     change::ChangeBatch wider;
-    wider.rows = data::RecordBatch(data::Schema({{"id", DataType::Int32(), true},
-                                                 {"name", DataType::String(), true},
-                                                 {"city", DataType::String(), true},
-                                                 {"op", DataType::String(), true},
-                                                 {"seq", DataType::Int64(), true}}));
+    wider.rows = data::RecordBatch(WiderSchema());
     wider.rows.AppendRow(
         {Value::Int(3), Value::Bytes("c"), Value::Null(), Value::Bytes("U"), Value::Int(4)});
     wider.rows.AppendRow(
