@@ -25,13 +25,40 @@ Result<std::string> ReadString(ByteReader* in) {
 
 }  // namespace
 
+int CompareValues(std::string_view a, std::string_view b) {
+  ByteReader ra(a), rb(b);
+  Result<uint64_t> na = ra.ReadVarint(), nb = rb.ReadVarint();
+  if (!na.ok() || !nb.ok() || *na == *nb) return a.compare(b);
+  // Pad the narrower with NULL cells (one kNull byte each) and compare the cells.
+  const bool a_narrower = *na < *nb;
+  std::string_view narrow = a_narrower ? a.substr(ra.position()) : b.substr(rb.position());
+  std::string_view wide = a_narrower ? b.substr(rb.position()) : a.substr(ra.position());
+  const uint64_t pad = a_narrower ? *nb - *na : *na - *nb;
+  int c = narrow.substr(0, wide.size()).compare(wide.substr(0, narrow.size()));
+  if (c == 0) {
+    if (narrow.size() > wide.size()) {
+      c = 1;  // the narrower's cells go on past the wider's end
+    } else {
+      // The narrower's padding against the rest of the wider.
+      std::string_view rest = wide.substr(narrow.size());
+      for (size_t i = 0; c == 0 && i < rest.size(); ++i) {
+        c = i < pad ? -static_cast<int>(static_cast<uint8_t>(rest[i]) != 0) : -1;
+      }
+      if (c == 0 && rest.size() < pad) c = 1;
+    }
+  }
+  c = c < 0 ? -1 : (c > 0 ? 1 : 0);
+  return a_narrower ? c : -c;
+}
+
 bool StoredEvent::operator<(const StoredEvent& o) const {
   if (int c = seq.compare(o.seq); c != 0) return c < 0;
   if (kind != o.kind) return kind < o.kind;
-  return values < o.values;
+  return CompareValues(values, o.values) < 0;
 }
 
 bool StoredEvent::SameValues(const StoredEvent& o) const {
+  if (!digest && !o.digest) return CompareValues(values, o.values) == 0;
   if (digest == o.digest) return values == o.values;
   return digest ? values == ValuesDigest(o.values) : ValuesDigest(values) == o.values;
 }

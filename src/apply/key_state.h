@@ -56,6 +56,12 @@ struct KeyState {
   bool IsTombstone() const { return events.size() == 1 && events[0].kind == EventKind::kDelete; }
 };
 
+/// Compares two EncodeValues encodings (timeline.h) as if the one of fewer columns had NULL in
+/// the columns it lacks (columns added to the target since it was written): <0, 0 or >0. The
+/// engine's order of two upserts at one sequence, and their identity, so that a tie is settled
+/// alike whether the two were encoded before or after a column was added.
+int CompareValues(std::string_view a, std::string_view b);
+
 /// The digest form of an EncodeValues encoding (timeline.h): its column count (varint) and
 /// XXH3-128 of the whole encoding; equal digests mean equal encodings.
 std::string ValuesDigest(std::string_view values);

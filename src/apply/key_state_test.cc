@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "apply/timeline.h"
 #include "data/data_type.h"
 #include "data/value.h"
@@ -97,6 +99,38 @@ TEST(KeyStateTest, FoldingADigestIsRefused) {
   auto folded = Fold(settings, *parsed);
   EXPECT_FALSE(folded.ok());
   EXPECT_EQ(Fold(settings, state)->size(), 1u);
+}
+
+// Encodings of different widths compare as if the narrower had NULLs in the columns it lacks.
+TEST(KeyStateTest, ValuesCompareAsIfPaddedWithNulls) {
+  const std::vector<data::TypePtr> two = {DataType::Int64(), DataType::String()};
+  const std::vector<data::TypePtr> three = {DataType::Int64(), DataType::String(),
+                                            DataType::String()};
+  auto enc2 = [&](const std::string& name) {
+    return EncodeValues({Value::Int(1), Value::Bytes(name)}, two);
+  };
+  auto enc3 = [&](const std::string& name, std::optional<std::string> city) {
+    return EncodeValues(
+        {Value::Int(1), Value::Bytes(name), city ? Value::Bytes(*city) : Value::Null()}, three);
+  };
+  EXPECT_EQ(CompareValues(enc2("zz"), enc3("zz", std::nullopt)), 0);
+  EXPECT_EQ(CompareValues(enc3("zz", std::nullopt), enc2("zz")), 0);
+  EXPECT_GT(CompareValues(enc2("zz"), enc3("aa", std::nullopt)), 0);
+  EXPECT_LT(CompareValues(enc3("aa", std::nullopt), enc2("zz")), 0);
+  // A value where the narrower has none sorts after its NULL.
+  EXPECT_LT(CompareValues(enc2("zz"), enc3("zz", "Oslo")), 0);
+  EXPECT_GT(CompareValues(enc3("zz", "Oslo"), enc2("zz")), 0);
+  // A longer cell in the narrower against the wider's shorter one.
+  EXPECT_GT(CompareValues(enc2("zzz"), enc3("zz", "Oslo")), 0);
+  // The same width: as the bytes.
+  EXPECT_LT(CompareValues(enc2("a"), enc2("b")), 0);
+  StoredEvent narrow, wide;
+  narrow.seq = wide.seq = "s";
+  narrow.values = enc2("zz");
+  wide.values = enc3("zz", std::nullopt);
+  EXPECT_TRUE(narrow.SameEvent(wide));
+  EXPECT_FALSE(narrow < wide);
+  EXPECT_FALSE(wide < narrow);
 }
 
 }  // namespace
