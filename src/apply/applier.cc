@@ -216,6 +216,8 @@ class ApplierImpl : public Applier {
   int64_t version() const override { return snapshot_ ? snapshot_->version() : -1; }
   Status LoadFiles() {
     CDCLAKE_ASSIGN_OR_RETURN(max_seq_, index_->Get(kMaxSequenceKey));
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> unchanged, index_->Get(kUnchangedCellsKey));
+    sends_unchanged_ = unchanged.has_value();
     return files_.Load(*index_);
   }
 
@@ -249,6 +251,7 @@ class ApplierImpl : public Applier {
   FileDictionary files_;
   std::set<std::string> warned_undeclared_;  // source columns already reported as undeclared
   std::optional<std::string> max_seq_;       // the largest sequence applied (kMaxSequenceKey)
+  bool sends_unchanged_ = false;  // the source has sent unchanged cells (kUnchangedCellsKey)
 };
 
 std::string ApplierImpl::Property(const std::string& key) const {
@@ -586,6 +589,8 @@ Result<int64_t> ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) con
                            " columns; the table has " + std::to_string(names.size()));
   }
   names.resize(static_cast<size_t>(columns));
+  std::vector<int> fields(names.size());  // the columns read, in order
+  for (size_t f = 0; f < fields.size(); ++f) fields[f] = static_cast<int>(f);
   std::unordered_map<std::string_view, const delta::Add*> adds;
   for (const delta::Add& add : snapshot_->files()) adds.emplace(add.path, &add);
   for (auto& [file, keyed] : by_file) {
@@ -610,12 +615,8 @@ Result<int64_t> ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) con
                                std::to_string(r) + " of " + path + ", which has " +
                                std::to_string(rows.num_rows()) + " rows");
       }
-      std::string values;
-      AppendVarint(&values, static_cast<uint64_t>(count));
-      for (int64_t c = 0; c < count; ++c) {
-        change::AppendOrderedCell(rows.column(static_cast<int>(c)), r,
-                                  *rows.schema().field(static_cast<size_t>(c)).type, &values);
-      }
+      std::string values =
+          EncodeTableRow(rows, r, std::span<const int>(fields).first(static_cast<size_t>(count)));
       if (ValuesDigest(values) != held.values) {
         if (layout_.EncodeKey(rows, r) != w->key) {
           return Status::Corrupt(flow_.target + ": row " + std::to_string(r) + " of " + path +
@@ -973,9 +974,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   // SCD1 without IGNORE NULL UPDATES or change data keeps a key's row only in the table: its
   // state holds the values as a digest (key_state.h), read back when a batch needs them. Not
   // once the source has sent unchanged cells: each such event needs the stored values.
-  CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> unchanged_seen,
-                           index_->Get(kUnchangedCellsKey));
-  const bool sends_unchanged = any_partial || unchanged_seen.has_value();
+  const bool sends_unchanged = any_partial || sends_unchanged_;
   const bool folds_old_values =
       flow_.scd_type != ScdType::kType1 || settings_.AnyIgnoreNull() || change_data;
   const bool digest_states = !folds_old_values && !sends_unchanged && !options_.full_states;
@@ -1314,7 +1313,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   }
   for (auto& w : moved) put_state(*w, nullptr);
   if (truncate_raised) index_batch.puts.emplace_back(kTruncateKey, *truncate);
-  if (any_partial && !unchanged_seen) index_batch.puts.emplace_back(kUnchangedCellsKey, "1");
+  if (any_partial && !sends_unchanged_) index_batch.puts.emplace_back(kUnchangedCellsKey, "1");
   if (new_horizon != horizon) index_batch.puts.emplace_back(kHorizonKey, *new_horizon);
   if (max_seq != max_seq_) index_batch.puts.emplace_back(kMaxSequenceKey, *max_seq);
   trace.Mark("delete+cdf");
@@ -1357,6 +1356,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   index_batch.puts.emplace_back(kIndexVersionKey, std::to_string(version));
   CDCLAKE_RETURN_IF_ERROR(index_->Write(index_batch));
   max_seq_ = max_seq;
+  sends_unchanged_ = sends_unchanged;
   // The states written go to the cache, but only the last ones that fit its budget: the earlier
   // ones would be evicted by the later anyway (a load's million states went in and out one by
   // one, 5% of its time), and their older values leave it.

@@ -228,11 +228,7 @@ Status RebuildIndexFromRows(const io::FileSystem& fs, const delta::Snapshot& sna
       }
       TableRow row;
       row.location = {file, r};
-      AppendVarint(&row.values, row_fields.size());
-      for (size_t c = 0; c < row_fields.size(); ++c) {
-        change::AppendOrderedCell(rows.column(row_fields[c]), r, *settings.column_types[c],
-                                  &row.values);
-      }
+      row.values = EncodeTableRow(rows, r, row_fields);
       if (scd2) {
         change::AppendOrderedCell(rows.column(start_field), r, *schema.field(start_field).type,
                                   &row.start);

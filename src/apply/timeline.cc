@@ -216,6 +216,16 @@ std::string EncodeValues(const std::vector<Value>& values, const std::vector<dat
   return out;
 }
 
+std::string EncodeTableRow(const data::RecordBatch& rows, int64_t r, std::span<const int> fields) {
+  std::string out;
+  AppendVarint(&out, fields.size());
+  for (int f : fields) {
+    change::AppendOrderedCell(rows.column(f), r, *rows.schema().field(static_cast<size_t>(f)).type,
+                              &out);
+  }
+  return out;
+}
+
 Result<std::optional<std::string>> FirstColumnsOfValues(std::string_view values, size_t columns,
                                                         const std::vector<data::TypePtr>& types) {
   ByteReader reader(values);

@@ -12,6 +12,7 @@
 #include "apply/key_state.h"
 #include "base/result.h"
 #include "data/data_type.h"
+#include "data/record_batch.h"
 #include "data/value.h"
 
 namespace cdclake::apply {
@@ -86,6 +87,9 @@ std::string EncodeValues(const std::vector<data::Value>& values,
                          const std::vector<data::TypePtr>& types,
                          const std::vector<uint8_t>* unchanged = nullptr);
 inline constexpr char kUnchangedCell = 0x02;
+/// The EncodeValues form of row `r`'s cells in `fields` of `rows` (a table's rows as read), each
+/// in its column's type: what a whole upsert that wrote that row stored.
+std::string EncodeTableRow(const data::RecordBatch& rows, int64_t r, std::span<const int> fields);
 /// The EncodeValues form of the first `columns` of whole (not partial) `values`, when every
 /// column after those is NULL (the values a row of that many columns holds), else nullopt.
 Result<std::optional<std::string>> FirstColumnsOfValues(std::string_view values, size_t columns,
