@@ -14,6 +14,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include <unistd.h>
+
 #include "apply/declared_columns.h"
 #include "apply/file_dictionary.h"
 #include "apply/flow_domain.h"
@@ -131,13 +133,25 @@ Result<int64_t> IntegerProperty(const std::string& name, const std::string& text
 // With CDCLAKE_APPLY_TRACE set, each batch prints how long its phases took (stderr).
 class PhaseTrace {
  public:
-  PhaseTrace() : on_(std::getenv("CDCLAKE_APPLY_TRACE") != nullptr) {}
+  PhaseTrace() : on_(std::getenv("CDCLAKE_APPLY_TRACE") != nullptr) {
+    if (on_) line_ = "apply: (" + std::to_string(ResidentMiB()) + "MiB)";
+  }
   void Mark(const char* phase) {
     if (!on_) return;
     auto now = std::chrono::steady_clock::now();
-    line_ += std::string(line_.empty() ? "apply:" : "") + " " + phase + "=" +
-             std::to_string(std::chrono::duration<double, std::milli>(now - last_).count()) + "ms";
+    line_ += std::string(" ") + phase + "=" +
+             std::to_string(std::chrono::duration<double, std::milli>(now - last_).count()) +
+             "ms(" + std::to_string(ResidentMiB()) + "MiB)";
     last_ = now;
+  }
+  // The process's resident memory after each phase (Linux; 0 elsewhere).
+  static long ResidentMiB() {
+    long pages = 0, resident = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+      std::fclose(f);
+    }
+    return resident * sysconf(_SC_PAGESIZE) / (1 << 20);
   }
   ~PhaseTrace() {
     Mark("free");
