@@ -1,0 +1,88 @@
+// TransactionAssembler: pgoutput messages, in the order the server sends them, into whole
+// committed transactions (streamed ones reassembled, aborted ones and rolled-back
+// subtransactions dropped), each change owning its cells.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "sources/postgres/pgoutput_message.h"
+
+namespace cdclake::sources::postgres {
+
+/// A table as its latest Relation message described it.
+struct RelationInfo {
+  struct Column {
+    std::string name;
+    uint32_t type_oid = 0;
+    int32_t type_modifier = -1;
+    bool key = false;
+  };
+  uint32_t oid = 0;
+  std::string schema;
+  std::string name;
+  char replica_identity = 'd';
+  std::vector<Column> columns;
+};
+
+/// A tuple's cells, owned: kinds, and each text or binary cell's bytes (empty otherwise).
+struct OwnedTuple {
+  std::vector<TupleCell::Kind> kinds;
+  std::vector<std::string> values;
+};
+
+struct PgChange {
+  enum class Kind : uint8_t { kInsert, kUpdate, kDelete, kTruncate };
+  Kind kind = Kind::kInsert;
+  uint32_t relation = 0;  // kTruncate: see `truncated`
+  Lsn lsn = 0;            // the change's own WAL position (0 when the frame did not say)
+  char old_kind = 0;      // 'K' (old key), 'O' (old row under REPLICA IDENTITY FULL) or 0
+  OwnedTuple old_tuple;
+  OwnedTuple new_tuple;
+  std::vector<uint32_t> truncated;
+  uint8_t truncate_options = 0;
+};
+
+/// A committed transaction: what a Delta commit must hold whole.
+struct PgTransaction {
+  uint32_t xid = 0;
+  Lsn commit_lsn = 0;
+  Lsn end_lsn = 0;  // what the client confirms once the transaction is durable
+  int64_t commit_time_us = 0;
+  bool streamed = false;
+  std::vector<PgChange> changes;
+};
+
+class TransactionAssembler {
+ public:
+  /// Takes the next message and the LSN of the frame it came in (XLogData::data_start). Returns
+  /// the transaction a Commit or Stream Commit completes. A message out of place (a change
+  /// outside a transaction, a Begin inside one, a change of a relation never described) is
+  /// kCorrupt naming it.
+  Result<std::optional<PgTransaction>> Add(const PgOutputMessage& message, Lsn frame_lsn);
+
+  /// The relation `oid` as last described; nullptr if it never was.
+  const RelationInfo* relation(uint32_t oid) const;
+  /// Streamed transactions begun and neither committed nor aborted.
+  size_t open_streams() const { return streams_.size(); }
+  /// Changes held for transactions not committed yet.
+  size_t held_changes() const;
+
+ private:
+  struct Streamed {
+    std::vector<PgChange> changes;
+    std::map<uint32_t, size_t> first_change_of;  // subtransaction -> its first change's index
+  };
+  Status Hold(PgChange change, std::optional<uint32_t> xid);
+
+  std::map<uint32_t, RelationInfo> relations_;
+  std::optional<PgTransaction> open_;  // between Begin and Commit
+  std::map<uint32_t, Streamed> streams_;
+  std::optional<uint32_t> stream_xid_;  // inside a stream block
+};
+
+}  // namespace cdclake::sources::postgres
