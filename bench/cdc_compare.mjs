@@ -7,7 +7,8 @@
 //                  (load + every batch): each key's highest-lsn event, deleted keys absent.
 // Only the workload's columns (id + the data columns of workload.json) are compared, read with
 // their declared types (a Delta table's extra columns, such as _op, are ignored); rows are
-// compared as multisets in both directions (EXCEPT ALL).
+// compared as multisets: first by row count and the sum of the rows' hashes, then, only when those
+// differ, in both directions (EXCEPT ALL) to find and show the differing rows.
 //
 //   node bench/cdc_compare.mjs --workload W --left SPEC --right SPEC [--label NAME]
 //   node bench/cdc_compare.mjs --workload W --left SPEC --expected      (right = expected:)
@@ -64,7 +65,7 @@ async function loadSpec(c, spec, name, workloadDir, columns) {
   const names = columns.map((col) => quoteId(col.name));
   if (kind === 'csv') {
     const file = path.resolve(where);
-    await c.run(`CREATE TEMP TABLE ${name} AS SELECT ${names.join(', ')} FROM ${readCsv(file, columns)}`);
+    await c.run(`CREATE TEMP VIEW ${name} AS SELECT ${names.join(', ')} FROM ${readCsv(file, columns)}`);
     return { spec: `csv:${file}` };
   }
   if (kind === 'delta') return { spec: `delta:${path.resolve(where)}`, ...(await loadDelta(c, path.resolve(where), name, columns)) };
@@ -108,7 +109,7 @@ async function loadDelta(c, tableRoot, name, columns) {
   if (files.length === 0) {
     await c.run(`CREATE TEMP TABLE ${name} (${columns.map((col) => `${quoteId(col.name)} ${col.type}`).join(', ')})`);
   } else {
-    await c.run(`CREATE TEMP TABLE ${name} AS
+    await c.run(`CREATE TEMP VIEW ${name} AS
       SELECT ${select.join(', ')}
       FROM read_parquet([${files.map(lit).join(', ')}], filename = true, file_row_number = true) r
       ANTI JOIN ${dv} ON ${dv}.file = r.filename AND ${dv}.pos = r.file_row_number`);
@@ -118,26 +119,37 @@ async function loadDelta(c, tableRoot, name, columns) {
 
 /** The correct final table from the workload's CSV files: per key the event with the highest lsn
  *  (load rows have the lowest), kept unless it is a delete. Two different events with one key and
- *  lsn would make the answer ambiguous: that fails. */
+ *  lsn would make the answer ambiguous: that fails. Computed once per workload and kept beside it
+ *  as expected.parquet (every engine of a size is compared with it; at 50M keys computing it
+ *  takes minutes). */
 async function loadExpected(c, dir, name, columns) {
   const w = readWorkload(dir);
-  const csvColumns = [...columns, { name: '_op', type: 'VARCHAR' }, { name: 'commit_lsn', type: 'BIGINT' }, { name: 'lsn', type: 'BIGINT' }];
   const files = [w.load.csv, ...w.batch_files.map((b) => b.csv)].map((f) => path.join(dir, f));
   const names = columns.map((col) => quoteId(col.name));
-  await c.run(`CREATE TEMP TABLE ${name}_events AS
-    ${files.map((f) => `SELECT * FROM ${readCsv(f, csvColumns)}`).join('\nUNION ALL\n')}`);
-  const events = Number((await c.runAndReadAll(`SELECT count(*) FROM ${name}_events`)).getRows()[0][0]);
-  const ambiguous = Number(
-    (await c.runAndReadAll(`SELECT count(*) FROM (SELECT id, lsn FROM (SELECT DISTINCT * FROM ${name}_events)
-      GROUP BY id, lsn HAVING count(*) > 1)`)).getRows()[0][0],
-  );
-  if (ambiguous > 0) throw new Error(`${dir}: ${ambiguous} (id, lsn) pairs carry different events`);
-  await c.run(`CREATE TEMP TABLE ${name} AS
-    SELECT ${names.join(', ')} FROM (
-      SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY lsn DESC) AS rn FROM ${name}_events
-    ) WHERE rn = 1 AND _op <> 'd'`);
-  await c.run(`DROP TABLE ${name}_events`);
-  return { events, files: files.length };
+  const cache = path.join(dir, 'expected.parquet');
+  const stamp = `${cache}.events`;
+  const newest = Math.max(...[path.join(dir, 'workload.json'), ...files].map((f) => fs.statSync(f).mtimeMs));
+  if (!fs.existsSync(cache) || !fs.existsSync(stamp) || fs.statSync(cache).mtimeMs < newest) {
+    const csvColumns = [...columns, { name: '_op', type: 'VARCHAR' }, { name: 'commit_lsn', type: 'BIGINT' }, { name: 'lsn', type: 'BIGINT' }];
+    await c.run(`CREATE TEMP TABLE ${name}_events AS
+      ${files.map((f) => `SELECT * FROM ${readCsv(f, csvColumns)}`).join('\nUNION ALL\n')}`);
+    const events = Number((await c.runAndReadAll(`SELECT count(*) FROM ${name}_events`)).getRows()[0][0]);
+    const ambiguous = Number(
+      (await c.runAndReadAll(`SELECT count(*) FROM (SELECT id, lsn FROM (SELECT DISTINCT * FROM ${name}_events)
+        GROUP BY id, lsn HAVING count(*) > 1)`)).getRows()[0][0],
+    );
+    if (ambiguous > 0) throw new Error(`${dir}: ${ambiguous} (id, lsn) pairs carry different events`);
+    const partial = `${cache}.partial`;
+    await c.run(`COPY (
+      SELECT ${names.join(', ')} FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY lsn DESC) AS rn FROM ${name}_events
+      ) WHERE rn = 1 AND _op <> 'd') TO ${lit(partial)} (FORMAT parquet)`);
+    await c.run(`DROP TABLE ${name}_events`);
+    fs.renameSync(partial, cache);
+    fs.writeFileSync(stamp, `${events}\n`);
+  }
+  await c.run(`CREATE TEMP VIEW ${name} AS SELECT ${names.join(', ')} FROM read_parquet(${lit(cache)})`);
+  return { events: Number(fs.readFileSync(stamp, 'utf8')), files: files.length };
 }
 
 async function main() {
@@ -162,24 +174,36 @@ async function main() {
   const right = await loadSpec(c, args.right, 'right_rows', args.workload, columns);
   const count = async (sql) => Number((await c.runAndReadAll(sql)).getRows()[0][0]);
   const cols = columns.map((col) => quoteId(col.name)).join(', ');
-  const diff = `
-    SELECT 'left only' AS side, * FROM (SELECT ${cols} FROM left_rows EXCEPT ALL SELECT ${cols} FROM right_rows)
-    UNION ALL
-    SELECT 'right only' AS side, * FROM (SELECT ${cols} FROM right_rows EXCEPT ALL SELECT ${cols} FROM left_rows)`;
-  await c.run(`CREATE TEMP TABLE diff AS ${diff}`);
-  const differences = await count('SELECT count(*) FROM diff');
-  if (differences > 0) {
-    const text = columns.map((col) => `${quoteId(col.name)}::VARCHAR AS ${quoteId(col.name)}`).join(', ');
-    const sample = await c.runAndReadAll(`SELECT side, ${text} FROM diff ORDER BY id, side LIMIT 5`);
-    for (const row of sample.getRowObjects()) process.stderr.write(`differs: ${JSON.stringify(row)}\n`);
+  // First one scan of each side: its row count and the sum of its rows' hashes, which does not
+  // depend on row order and changes with any row added, lost or altered. Only when they differ
+  // are the sides compared row by row (which at 50M keys takes a quarter of an hour).
+  const digest = async (table) => {
+    const row = (await c.runAndReadAll(`SELECT count(*), sum(hash(${cols}))::VARCHAR FROM ${table}`)).getRows()[0];
+    return { rows: Number(row[0]), sum: row[1] };
+  };
+  const [leftDigest, rightDigest] = [await digest('left_rows'), await digest('right_rows')];
+  let differences = 0;
+  if (leftDigest.rows !== rightDigest.rows || leftDigest.sum !== rightDigest.sum) {
+    const diff = `
+      SELECT 'left only' AS side, * FROM (SELECT ${cols} FROM left_rows EXCEPT ALL SELECT ${cols} FROM right_rows)
+      UNION ALL
+      SELECT 'right only' AS side, * FROM (SELECT ${cols} FROM right_rows EXCEPT ALL SELECT ${cols} FROM left_rows)`;
+    await c.run(`CREATE TEMP TABLE diff AS ${diff}`);
+    differences = await count('SELECT count(*) FROM diff');
+    if (differences > 0) {
+      const text = columns.map((col) => `${quoteId(col.name)}::VARCHAR AS ${quoteId(col.name)}`).join(', ');
+      const sample = await c.runAndReadAll(`SELECT side, ${text} FROM diff ORDER BY id, side LIMIT 5`);
+      for (const row of sample.getRowObjects()) process.stderr.write(`differs: ${JSON.stringify(row)}\n`);
+    }
   }
   const result = {
     compare: args.label ?? `${left.spec} vs ${right.spec}`,
     left: left.spec,
     right: right.spec,
-    left_rows: await count('SELECT count(*) FROM left_rows'),
-    right_rows: await count('SELECT count(*) FROM right_rows'),
+    left_rows: leftDigest.rows,
+    right_rows: rightDigest.rows,
     differences,
+    by: differences === 0 && leftDigest.sum === rightDigest.sum ? 'row-hash sums' : 'rows',
     ms: Math.round(performance.now() - t0),
   };
   // What each side's reading found (files, deletion vectors, events), where there is any.
