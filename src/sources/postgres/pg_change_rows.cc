@@ -1,0 +1,239 @@
+// PgChangeRows: PgChange (owned tuples) into ChangeBatch rows of one table.
+#include "sources/postgres/pg_change_rows.h"
+
+#include <vector>
+
+#include "sources/postgres/lsn.h"
+#include "sources/postgres/pg_type_map.h"
+
+namespace cdclake::sources::postgres {
+namespace {
+
+using Kind = TupleCell::Kind;
+
+data::TypePtr SequenceType() {
+  static const data::TypePtr type =
+      data::DataType::Struct({{"commit_lsn", data::DataType::Int64(), true},
+                              {"lsn", data::DataType::Int64(), true},
+                              {"ordinal", data::DataType::Int64(), true}});
+  return type;
+}
+
+// One row about to be appended: each table column's cell, and whether it is unchanged.
+struct RowCells {
+  std::vector<const std::string*> values;  // nullptr: NULL
+  std::vector<uint8_t> unchanged;
+};
+
+RowCells CellsOf(const OwnedTuple& tuple, size_t columns) {
+  RowCells row{std::vector<const std::string*>(columns, nullptr), std::vector<uint8_t>(columns, 0)};
+  for (size_t c = 0; c < columns && c < tuple.kinds.size(); ++c) {
+    if (tuple.kinds[c] == Kind::kText || tuple.kinds[c] == Kind::kBinary) {
+      row.values[c] = &tuple.values[c];
+    } else if (tuple.kinds[c] == Kind::kUnchanged) {
+      row.unchanged[c] = 1;
+    }
+  }
+  return row;
+}
+
+class RowWriter {
+ public:
+  RowWriter(const PgTransaction& t, const RelationInfo& r, const std::string& database,
+            change::ChangeBatch* batch)
+      : transaction_(t), relation_(r), batch_(batch) {
+    source_table_ = database + "." + r.schema + "." + r.name;
+    for (const auto& c : r.columns) types_.push_back(PgColumnTypeOf(c.type_oid, c.type_modifier));
+  }
+
+  // Appends one row, or a rejected record when a value does not convert.
+  Status Append(const char* op, const RowCells& row, const PgChange& change, int64_t ordinal) {
+    data::RecordBatch& rows = batch_->rows;
+    const size_t n = relation_.columns.size();
+    // Converted apart first, so a bad value leaves the batch's columns as they were.
+    std::vector<data::Column> cells;
+    cells.reserve(n);
+    for (size_t c = 0; c < n; ++c) {
+      cells.emplace_back(types_[c].type);
+      if (row.values[c] == nullptr) {
+        cells.back().AppendNull();
+        continue;
+      }
+      Status s = AppendPgText(types_[c], *row.values[c], &cells.back());
+      if (!s.ok()) {
+        batch_->rejected.push_back(
+            change::RejectedRecord{Describe(op, row), Position(change),
+                                   source_table_ + " column " + relation_.columns[c].name +
+                                       " at LSN " + FormatLsn(change.lsn) + ": " + s.message()});
+        return Status::OK();
+      }
+    }
+    const int64_t r = rows.num_rows();
+    for (size_t c = 0; c < n; ++c) rows.mutable_column(c).AppendColumn(cells[c]);
+    rows.mutable_column(n).AppendBytes(op);
+    data::Column& seq = rows.mutable_column(n + 1);
+    seq.mutable_child(0).Append<int64_t>(static_cast<int64_t>(transaction_.commit_lsn));
+    seq.mutable_child(1).Append<int64_t>(static_cast<int64_t>(change.lsn));
+    seq.mutable_child(2).Append<int64_t>(ordinal);
+    seq.AppendStructSlot();
+    rows.mutable_column(n + 2).Append<int64_t>(PostgresToUnixMicros(transaction_.commit_time_us) /
+                                               1000);
+    rows.mutable_column(n + 3).AppendBytes(source_table_);
+    batch_->positions.push_back(Position(change));
+    batch_->raw.emplace_back();
+    for (size_t c = 0; c < n; ++c) {
+      if (row.unchanged[c] == 0) continue;
+      if (batch_->unchanged.empty()) batch_->unchanged.resize(rows.num_columns());
+      auto& marks = batch_->unchanged[c];
+      marks.resize(static_cast<size_t>(r + 1), 0);
+      marks[static_cast<size_t>(r)] = 1;
+    }
+    return Status::OK();
+  }
+
+  // Unchanged marks sized to every row.
+  void Finish() {
+    for (auto& marks : batch_->unchanged) {
+      marks.resize(static_cast<size_t>(batch_->rows.num_rows()), 0);
+    }
+  }
+
+ private:
+  change::SourcePosition Position(const PgChange& change) const {
+    return change::SourcePosition{"postgres:" + source_table_, 0, static_cast<int64_t>(change.lsn),
+                                  0};
+  }
+
+  std::string Describe(const char* op, const RowCells& row) const {
+    std::string text = std::string(op) + " " + source_table_ + " (";
+    for (size_t c = 0; c < row.values.size(); ++c) {
+      text += (c ? ", " : "") + relation_.columns[c].name + "=" +
+              (row.values[c]      ? *row.values[c]
+               : row.unchanged[c] ? "<unchanged>"
+                                  : "NULL");
+    }
+    return text + ")";
+  }
+
+  const PgTransaction& transaction_;
+  const RelationInfo& relation_;
+  change::ChangeBatch* batch_;
+  std::string source_table_;
+  std::vector<PgColumnType> types_;
+};
+
+bool SameKey(const RowCells& a, const RowCells& b, const std::vector<bool>& key) {
+  for (size_t c = 0; c < key.size(); ++c) {
+    if (!key[c]) continue;
+    if ((a.values[c] == nullptr) != (b.values[c] == nullptr)) return false;
+    if (a.values[c] != nullptr && *a.values[c] != *b.values[c]) return false;
+  }
+  return true;
+}
+
+Result<std::vector<bool>> KeyColumns(const RelationInfo& relation,
+                                     const std::vector<std::string>& keys) {
+  std::vector<bool> key(relation.columns.size(), false);
+  if (keys.empty()) {
+    if (relation.replica_identity == 'f') {
+      return Status::InvalidArgument(relation.schema + "." + relation.name +
+                                     " has REPLICA IDENTITY FULL, which marks every column as "
+                                     "key: its key columns must be named");
+    }
+    for (size_t c = 0; c < key.size(); ++c) key[c] = relation.columns[c].key;
+    return key;
+  }
+  for (const std::string& name : keys) {
+    bool found = false;
+    for (size_t c = 0; c < key.size(); ++c) {
+      if (relation.columns[c].name == name) key[c] = found = true;
+    }
+    if (!found) {
+      return Status::InvalidArgument("key column " + name + " is not a column of " +
+                                     relation.schema + "." + relation.name);
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
+data::Schema PgChangeSchema(const RelationInfo& relation) {
+  std::vector<data::Field> fields;
+  for (const auto& c : relation.columns) {
+    fields.push_back({c.name, PgColumnTypeOf(c.type_oid, c.type_modifier).type, true});
+  }
+  fields.push_back({"_op", data::DataType::String(), true});
+  fields.push_back({"_seq", SequenceType(), true});
+  fields.push_back({"_source_ts_ms", data::DataType::Int64(), true});
+  fields.push_back({"_source_table", data::DataType::String(), true});
+  return data::Schema(std::move(fields));
+}
+
+Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& relation,
+                       const std::vector<std::string>& keys, const std::string& database,
+                       change::ChangeBatch* batch) {
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<bool> key, KeyColumns(relation, keys));
+  if (batch->rows.num_columns() == 0) batch->rows = data::RecordBatch(PgChangeSchema(relation));
+  RowWriter writer(transaction, relation, database, batch);
+  const size_t n = relation.columns.size();
+  for (size_t i = 0; i < transaction.changes.size(); ++i) {
+    const PgChange& change = transaction.changes[i];
+    const int64_t ordinal = static_cast<int64_t>(i);
+    switch (change.kind) {
+      case PgChange::Kind::kInsert:
+        if (change.relation == relation.oid) {
+          CDCLAKE_RETURN_IF_ERROR(
+              writer.Append("c", CellsOf(change.new_tuple, n), change, ordinal));
+        }
+        break;
+      case PgChange::Kind::kUpdate: {
+        if (change.relation != relation.oid) break;
+        RowCells row = CellsOf(change.new_tuple, n);
+        if (change.old_kind != 0) {
+          RowCells old = CellsOf(change.old_tuple, n);
+          if (change.old_kind == 'O') {
+            // The whole old row: an unchanged TOAST value is the old one.
+            for (size_t c = 0; c < n; ++c) {
+              if (row.unchanged[c] && old.values[c] != nullptr) {
+                row.values[c] = old.values[c];
+                row.unchanged[c] = 0;
+              }
+            }
+          }
+          if (!SameKey(old, row, key)) {
+            RowCells gone(CellsOf(OwnedTuple{}, n));
+            for (size_t c = 0; c < n; ++c) {
+              if (key[c] || change.old_kind == 'O') gone.values[c] = old.values[c];
+            }
+            CDCLAKE_RETURN_IF_ERROR(writer.Append("d", gone, change, ordinal));
+          }
+        }
+        CDCLAKE_RETURN_IF_ERROR(writer.Append("u", row, change, ordinal));
+        break;
+      }
+      case PgChange::Kind::kDelete: {
+        if (change.relation != relation.oid) break;
+        RowCells old = CellsOf(change.old_tuple, n);
+        if (change.old_kind != 'O') {
+          for (size_t c = 0; c < n; ++c) {
+            if (!key[c]) old.values[c] = nullptr;  // 'n': not in the identity
+          }
+        }
+        CDCLAKE_RETURN_IF_ERROR(writer.Append("d", old, change, ordinal));
+        break;
+      }
+      case PgChange::Kind::kTruncate:
+        for (uint32_t oid : change.truncated) {
+          if (oid == relation.oid) {
+            CDCLAKE_RETURN_IF_ERROR(writer.Append("t", CellsOf(OwnedTuple{}, n), change, ordinal));
+          }
+        }
+        break;
+    }
+  }
+  writer.Finish();
+  return Status::OK();
+}
+
+}  // namespace cdclake::sources::postgres

@@ -1,0 +1,36 @@
+// PgChangeRows: a committed PostgreSQL transaction's changes of one table as change rows, with
+// the control columns the Debezium reader gives (_op, _seq, _source_ts_ms, _source_table), so
+// AUTO CDC flows written for Debezium apply them unchanged.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "change/change_batch.h"
+#include "data/schema.h"
+#include "sources/postgres/transaction_assembler.h"
+
+namespace cdclake::sources::postgres {
+
+/// The rows' columns: the table's (PgColumnTypeOf), then _op STRING, _seq STRUCT(commit_lsn
+/// BIGINT, lsn BIGINT, ordinal BIGINT), _source_ts_ms BIGINT, _source_table STRING.
+data::Schema PgChangeSchema(const RelationInfo& relation);
+
+/// Appends the changes of `transaction` to `relation` to `batch` (rows of
+/// PgChangeSchema(relation); a default-constructed batch is given that schema):
+/// - an insert is `c`; an update `u`, its unchanged TOAST cells marked in
+///   ChangeBatch::unchanged (or, under REPLICA IDENTITY FULL, taken from the old row);
+/// - an update whose `K` tuple holds another key is a `d` of the old key, then `u` of the new;
+/// - a delete is `d` with the key (other columns NULL unless the old row was sent whole);
+/// - a TRUNCATE naming the table is one `t` row, every table column NULL.
+/// `_seq` orders by commit LSN, then the change's LSN, then its place in the transaction.
+/// `_source_table` is `database.schema.table`. A value the column's type cannot hold makes its
+/// row a rejected record naming the table, column, value and LSN; the rest of the batch goes on.
+/// `keys` names the key columns (the table's primary key); empty, the Relation message's key
+/// flags are taken, which REPLICA IDENTITY FULL sets on every column: kInvalidArgument then.
+Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& relation,
+                       const std::vector<std::string>& keys, const std::string& database,
+                       change::ChangeBatch* batch);
+
+}  // namespace cdclake::sources::postgres
