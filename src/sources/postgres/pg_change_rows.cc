@@ -25,12 +25,25 @@ struct RowCells {
   std::vector<uint8_t> unchanged;
 };
 
-RowCells CellsOf(const OwnedTuple& tuple, size_t columns) {
-  RowCells row{std::vector<const std::string*>(columns, nullptr), std::vector<uint8_t>(columns, 0)};
-  for (size_t c = 0; c < columns && c < tuple.kinds.size(); ++c) {
-    if (tuple.kinds[c] == Kind::kText || tuple.kinds[c] == Kind::kBinary) {
-      row.values[c] = &tuple.values[c];
-    } else if (tuple.kinds[c] == Kind::kUnchanged) {
+// The cells of `tuple`, sent with the shape `shape`, placed in `target`'s columns by name: a
+// column the change's shape lacks (added since) is NULL, one the target lacks is left out.
+RowCells CellsOf(const OwnedTuple& tuple, const RelationInfo* shape, const RelationInfo& target) {
+  const size_t n = target.columns.size();
+  RowCells row{std::vector<const std::string*>(n, nullptr), std::vector<uint8_t>(n, 0)};
+  if (shape == nullptr || tuple.kinds.empty()) return row;
+  for (size_t c = 0; c < n; ++c) {
+    size_t from = c;
+    if (shape != &target &&
+        (c >= shape->columns.size() || shape->columns[c].name != target.columns[c].name)) {
+      from = shape->columns.size();
+      for (size_t i = 0; i < shape->columns.size(); ++i) {
+        if (shape->columns[i].name == target.columns[c].name) from = i;
+      }
+    }
+    if (from >= tuple.kinds.size()) continue;
+    if (tuple.kinds[from] == Kind::kText || tuple.kinds[from] == Kind::kBinary) {
+      row.values[c] = &tuple.values[from];
+    } else if (tuple.kinds[from] == Kind::kUnchanged) {
       row.unchanged[c] = 1;
     }
   }
@@ -61,10 +74,7 @@ class RowWriter {
       }
       Status s = AppendPgText(types_[c], *row.values[c], &cells.back());
       if (!s.ok()) {
-        batch_->rejected.push_back(
-            change::RejectedRecord{Describe(op, row), Position(change),
-                                   source_table_ + " column " + relation_.columns[c].name +
-                                       " at LSN " + FormatLsn(change.lsn) + ": " + s.message()});
+        Reject(op, row, change, "column " + relation_.columns[c].name + ": " + s.message());
         return Status::OK();
       }
     }
@@ -91,6 +101,14 @@ class RowWriter {
     return Status::OK();
   }
 
+  // A row that cannot be applied, kept as a rejected record with `reason`.
+  void Reject(const char* op, const RowCells& row, const PgChange& change,
+              const std::string& reason) {
+    batch_->rejected.push_back(
+        change::RejectedRecord{Describe(op, row), Position(change),
+                               source_table_ + " at LSN " + FormatLsn(change.lsn) + ": " + reason});
+  }
+
   // Unchanged marks sized to every row.
   void Finish() {
     for (auto& marks : batch_->unchanged) {
@@ -100,8 +118,10 @@ class RowWriter {
 
  private:
   change::SourcePosition Position(const PgChange& change) const {
-    return change::SourcePosition{"postgres:" + source_table_, 0, static_cast<int64_t>(change.lsn),
-                                  0};
+    // The transaction's end: what a restart confirms. A change's own LSN is never enough to
+    // resume from (the server would send its transaction again); it is in _seq.
+    const auto end = static_cast<int64_t>(transaction_.end_lsn);
+    return change::SourcePosition{"postgres:" + source_table_, 0, end, end};
   }
 
   std::string Describe(const char* op, const RowCells& row) const {
@@ -177,6 +197,9 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
   if (batch->rows.num_columns() == 0) batch->rows = data::RecordBatch(PgChangeSchema(relation));
   RowWriter writer(transaction, relation, database, batch);
   const size_t n = relation.columns.size();
+  auto cells = [&](const OwnedTuple& tuple, const PgChange& change) {
+    return CellsOf(tuple, change.shape ? change.shape.get() : &relation, relation);
+  };
   for (size_t i = 0; i < transaction.changes.size(); ++i) {
     const PgChange& change = transaction.changes[i];
     const int64_t ordinal = static_cast<int64_t>(i);
@@ -184,14 +207,14 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
       case PgChange::Kind::kInsert:
         if (change.relation == relation.oid) {
           CDCLAKE_RETURN_IF_ERROR(
-              writer.Append("c", CellsOf(change.new_tuple, n), change, ordinal));
+              writer.Append("c", cells(change.new_tuple, change), change, ordinal));
         }
         break;
       case PgChange::Kind::kUpdate: {
         if (change.relation != relation.oid) break;
-        RowCells row = CellsOf(change.new_tuple, n);
+        RowCells row = cells(change.new_tuple, change);
         if (change.old_kind != 0) {
-          RowCells old = CellsOf(change.old_tuple, n);
+          RowCells old = cells(change.old_tuple, change);
           if (change.old_kind == 'O') {
             // The whole old row: an unchanged TOAST value is the old one.
             for (size_t c = 0; c < n; ++c) {
@@ -202,19 +225,29 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
             }
           }
           if (!SameKey(old, row, key)) {
-            RowCells gone(CellsOf(OwnedTuple{}, n));
+            RowCells gone = CellsOf(OwnedTuple{}, nullptr, relation);
             for (size_t c = 0; c < n; ++c) {
               if (key[c] || change.old_kind == 'O') gone.values[c] = old.values[c];
             }
             CDCLAKE_RETURN_IF_ERROR(writer.Append("d", gone, change, ordinal));
           }
         }
+        // A key column left unchanged with no old key sent cannot be identified (its value is
+        // in neither tuple).
+        bool unidentified = false;
+        for (size_t c = 0; c < n; ++c) unidentified |= key[c] && row.unchanged[c] != 0;
+        if (unidentified) {
+          writer.Reject("u", row, change,
+                        "a key column came as an unchanged TOASTed value without the old key: "
+                        "the row cannot be identified");
+          break;
+        }
         CDCLAKE_RETURN_IF_ERROR(writer.Append("u", row, change, ordinal));
         break;
       }
       case PgChange::Kind::kDelete: {
         if (change.relation != relation.oid) break;
-        RowCells old = CellsOf(change.old_tuple, n);
+        RowCells old = cells(change.old_tuple, change);
         if (change.old_kind != 'O') {
           for (size_t c = 0; c < n; ++c) {
             if (!key[c]) old.values[c] = nullptr;  // 'n': not in the identity
@@ -226,7 +259,8 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
       case PgChange::Kind::kTruncate:
         for (uint32_t oid : change.truncated) {
           if (oid == relation.oid) {
-            CDCLAKE_RETURN_IF_ERROR(writer.Append("t", CellsOf(OwnedTuple{}, n), change, ordinal));
+            CDCLAKE_RETURN_IF_ERROR(
+                writer.Append("t", CellsOf(OwnedTuple{}, nullptr, relation), change, ordinal));
           }
         }
         break;

@@ -123,8 +123,9 @@ TEST(PgChangeRows, ChangesOfARealServerAsDebeziumShapedRows) {
 
   // NaN has no DECIMAL: the row is rejected, naming the table, column, value and LSN.
   ASSERT_EQ(c.rejected.size(), 1u);
-  EXPECT_NE(c.rejected[0].reason.find("shop.public.c column price at LSN "), std::string::npos)
+  EXPECT_NE(c.rejected[0].reason.find("shop.public.c at LSN "), std::string::npos)
       << c.rejected[0].reason;
+  EXPECT_NE(c.rejected[0].reason.find("column price"), std::string::npos) << c.rejected[0].reason;
   EXPECT_NE(c.rejected[0].reason.find("'NaN'"), std::string::npos) << c.rejected[0].reason;
   EXPECT_NE(c.rejected[0].raw.find("id=3"), std::string::npos) << c.rejected[0].raw;
 
@@ -141,6 +142,57 @@ TEST(PgChangeRows, ChangesOfARealServerAsDebeziumShapedRows) {
   EXPECT_EQ(Cell(f, "note", 1), std::string(3000, 'y'));
   EXPECT_EQ(Cell(f, "name", 1), "b");
   EXPECT_TRUE(f.unchanged.empty());
+}
+
+TEST(PgChangeRows, ATableChangedInsideATransactionKeepsEachRowsOwnShape) {
+  auto server = testing::PostgresServer::Start();
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto db = PgConnection::Connect((*server)->conninfo());
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(testing::ExecuteEach(**db, R"(
+    CREATE TABLE m(id int PRIMARY KEY, a text, b text);
+    CREATE PUBLICATION p FOR TABLE m;
+    SELECT pg_create_logical_replication_slot('shape', 'pgoutput');
+    BEGIN;
+    INSERT INTO m VALUES (1, 'a1', 'b1');
+    ALTER TABLE m DROP COLUMN a;
+    INSERT INTO m VALUES (2, 'b2');
+    ALTER TABLE m ADD COLUMN c int;
+    INSERT INTO m VALUES (3, 'b3', 7);
+    COMMIT;
+  )"));
+  Stream s = ReadSlot(**db, "shape");
+  ASSERT_EQ(s.transactions.size(), 1u);
+  change::ChangeBatch m = RowsOf(s, "m");  // the latest shape: id, b, c
+  ASSERT_EQ(m.rows.num_rows(), 3);
+  EXPECT_EQ(Cell(m, "b", 0), "b1");  // not a1: the first row's cells follow its own shape
+  EXPECT_EQ(Cell(m, "c", 0), "NULL");
+  EXPECT_EQ(Cell(m, "b", 1), "b2");
+  EXPECT_EQ(Cell(m, "c", 2), "7");
+  EXPECT_EQ(m.rows.schema().FieldIndex("a"), -1);
+}
+
+TEST(PgChangeRows, AnUnchangedKeyWithoutTheOldKeyIsRejected) {
+  RelationInfo t;
+  t.oid = 7;
+  t.schema = "public";
+  t.name = "t";
+  t.columns = {{"k", 25, -1, true}, {"v", 25, -1, false}};
+  PgTransaction transaction;
+  transaction.commit_lsn = 100;
+  transaction.end_lsn = 120;
+  PgChange update;
+  update.kind = PgChange::Kind::kUpdate;
+  update.relation = 7;
+  update.lsn = 110;
+  update.new_tuple = {{TupleCell::Kind::kUnchanged, TupleCell::Kind::kText}, {"", "x"}};
+  transaction.changes.push_back(update);
+  change::ChangeBatch batch;
+  ASSERT_TRUE(AppendPgChanges(transaction, t, {}, "db", &batch).ok());
+  EXPECT_EQ(batch.rows.num_rows(), 0);
+  ASSERT_EQ(batch.rejected.size(), 1u);
+  EXPECT_NE(batch.rejected[0].reason.find("cannot be identified"), std::string::npos);
+  EXPECT_EQ(batch.rejected[0].position.byte_offset, 120);  // the transaction's end
 }
 
 }  // namespace

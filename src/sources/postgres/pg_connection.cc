@@ -71,6 +71,12 @@ Result<PgRows> PgConnection::Query(const std::string& sql) {
           }
         }
       }
+    } else if (status == PGRES_COPY_OUT || status == PGRES_COPY_IN || status == PGRES_COPY_BOTH) {
+      // PQgetResult would give the COPY state again and again: a COPY is not a query here.
+      PQclear(result);
+      return Status::InvalidArgument("PostgreSQL " + Describe() + ": '" + sql.substr(0, 60) +
+                                     "' starts a COPY, which Query does not run (the connection "
+                                     "is left in that COPY)");
     } else if (status != PGRES_COMMAND_OK && status != PGRES_EMPTY_QUERY && !failed) {
       const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
       failed = Status::InvalidArgument(

@@ -32,8 +32,8 @@ class PgConnection {
   /// Connects with `conninfo` (libpq's key=value or URI form). Every connection pins
   /// datestyle=ISO, intervalstyle=postgres, extra_float_digits=3, timezone=UTC, lc_monetary=C
   /// and bytea_output=hex, so a value's text is the same from a snapshot and from the
-  /// replication stream. The error names the server (host, port, database, user: never the
-  /// password) and libpq's reason.
+  /// replication stream (an `options` keyword in `conninfo` is replaced by these). The error
+  /// names the server (host, port, database, user: never the password) and libpq's reason.
   static Result<std::unique_ptr<PgConnection>> Connect(const std::string& conninfo,
                                                        Options options);
   static Result<std::unique_ptr<PgConnection>> Connect(const std::string& conninfo) {
@@ -44,7 +44,7 @@ class PgConnection {
   PgConnection& operator=(const PgConnection&) = delete;
 
   /// Runs `sql` (one or more statements); the last statement's rows. A failing statement is an
-  /// error with PostgreSQL's message and SQLSTATE.
+  /// error with PostgreSQL's message and SQLSTATE; a statement that starts a COPY is refused.
   Result<PgRows> Query(const std::string& sql);
   /// Runs `sql`, ignoring any rows.
   Status Execute(const std::string& sql);

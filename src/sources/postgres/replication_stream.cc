@@ -5,6 +5,8 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <utility>
 
@@ -59,7 +61,9 @@ Result<ReplicationSystem> IdentifySystem(PgConnection& replication) {
                            "(is this a replication=database connection?)");
   }
   out.system_id = *id;
-  out.timeline = std::stoi(*timeline);
+  auto [end, ec] =
+      std::from_chars(timeline->data(), timeline->data() + timeline->size(), out.timeline);
+  if (ec != std::errc()) return Status::Corrupt("IDENTIFY_SYSTEM: timeline '" + *timeline + "'");
   CDCLAKE_ASSIGN_OR_RETURN(out.wal_position, ParseLsn(*position));
   if (const auto& db = Cell(rows, "dbname")) out.database = *db;
   return out;
@@ -145,7 +149,9 @@ Result<std::optional<ReplicationFrame>> ReplicationStream::Next(int timeout_ms) 
                     .count();
     if (left <= 0) return std::optional<ReplicationFrame>();
     pollfd socket{PQsocket(conn), POLLIN, 0};
-    if (poll(&socket, 1, static_cast<int>(left)) < 0) return StreamError("poll failed");
+    if (poll(&socket, 1, static_cast<int>(left)) < 0 && errno != EINTR) {
+      return StreamError("poll failed");
+    }
     if (PQconsumeInput(conn) == 0) return StreamError("broke: " + Trimmed(PQerrorMessage(conn)));
   }
   const char* frame = buffer_;

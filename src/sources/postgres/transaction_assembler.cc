@@ -36,7 +36,7 @@ RelationInfo Describe(const Relation& r) {
 
 const RelationInfo* TransactionAssembler::relation(uint32_t oid) const {
   auto it = relations_.find(oid);
-  return it == relations_.end() ? nullptr : &it->second;
+  return it == relations_.end() ? nullptr : it->second.get();
 }
 
 size_t TransactionAssembler::held_changes() const {
@@ -46,9 +46,21 @@ size_t TransactionAssembler::held_changes() const {
 }
 
 Status TransactionAssembler::Hold(PgChange change, std::optional<uint32_t> xid) {
-  if (change.kind != PgChange::Kind::kTruncate && relation(change.relation) == nullptr) {
-    return Status::Corrupt("pgoutput: a change of relation " + std::to_string(change.relation) +
-                           " before any Relation message described it");
+  if (change.kind != PgChange::Kind::kTruncate) {
+    auto it = relations_.find(change.relation);
+    if (it == relations_.end()) {
+      return Status::Corrupt("pgoutput: a change of relation " + std::to_string(change.relation) +
+                             " before any Relation message described it");
+    }
+    change.shape = it->second;
+    const size_t width = change.shape->columns.size();
+    for (const OwnedTuple* t : {&change.old_tuple, &change.new_tuple}) {
+      if (!t->kinds.empty() && t->kinds.size() != width) {
+        return Status::Corrupt("pgoutput: a tuple of " + std::to_string(t->kinds.size()) +
+                               " columns for " + change.shape->schema + "." + change.shape->name +
+                               ", described with " + std::to_string(width));
+      }
+    }
   }
   if (stream_xid_) {
     Streamed& s = streams_[*stream_xid_];
@@ -85,7 +97,7 @@ Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMes
           done.commit_time_us = m.commit_time_us;
           return Out(std::move(done));
         } else if constexpr (std::is_same_v<M, Relation>) {
-          relations_[m.oid] = Describe(m);
+          relations_[m.oid] = std::make_shared<const RelationInfo>(Describe(m));
           return Out();
         } else if constexpr (std::is_same_v<M, Insert>) {
           PgChange c;
@@ -125,6 +137,7 @@ Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMes
         } else if constexpr (std::is_same_v<M, StreamStart>) {
           if (open_) return Status::Corrupt("pgoutput: Stream Start inside a transaction");
           stream_xid_ = m.xid;
+          if (m.first_segment) streams_.erase(m.xid);  // streamed again from its start
           streams_[m.xid];
           return Out();
         } else if constexpr (std::is_same_v<M, StreamStop>) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,8 +40,11 @@ struct PgChange {
   enum class Kind : uint8_t { kInsert, kUpdate, kDelete, kTruncate };
   Kind kind = Kind::kInsert;
   uint32_t relation = 0;  // kTruncate: see `truncated`
-  Lsn lsn = 0;            // the change's own WAL position (0 when the frame did not say)
-  char old_kind = 0;      // 'K' (old key), 'O' (old row under REPLICA IDENTITY FULL) or 0
+  /// The relation as described when the change was sent: a Relation message may come in the
+  /// middle of a transaction (after ALTER TABLE), and the tuples follow the shape before it.
+  std::shared_ptr<const RelationInfo> shape;
+  Lsn lsn = 0;        // the change's own WAL position (0 when the frame did not say)
+  char old_kind = 0;  // 'K' (old key), 'O' (old row under REPLICA IDENTITY FULL) or 0
   OwnedTuple old_tuple;
   OwnedTuple new_tuple;
   std::vector<uint32_t> truncated;
@@ -61,8 +65,9 @@ class TransactionAssembler {
  public:
   /// Takes the next message and the LSN of the frame it came in (XLogData::data_start). Returns
   /// the transaction a Commit or Stream Commit completes. A message out of place (a change
-  /// outside a transaction, a Begin inside one, a change of a relation never described) is
-  /// kCorrupt naming it.
+  /// outside a transaction, a Begin inside one, a change of a relation never described, a tuple
+  /// of another width than its relation) is kCorrupt naming it. A Stream Start of a first
+  /// segment drops anything held for that transaction (streamed again after a reconnect).
   Result<std::optional<PgTransaction>> Add(const PgOutputMessage& message, Lsn frame_lsn);
 
   /// The relation `oid` as last described; nullptr if it never was.
@@ -79,7 +84,7 @@ class TransactionAssembler {
   };
   Status Hold(PgChange change, std::optional<uint32_t> xid);
 
-  std::map<uint32_t, RelationInfo> relations_;
+  std::map<uint32_t, std::shared_ptr<const RelationInfo>> relations_;
   std::optional<PgTransaction> open_;  // between Begin and Commit
   std::map<uint32_t, Streamed> streams_;
   std::optional<uint32_t> stream_xid_;  // inside a stream block

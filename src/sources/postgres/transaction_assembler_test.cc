@@ -33,6 +33,7 @@ std::unique_ptr<PgConnection> Connect() {
 
 struct Assembled {
   std::vector<PgTransaction> transactions;
+  int subtransaction_aborts = 0;  // Stream Abort messages of a subtransaction
   size_t open_streams = 0;
   size_t held = 0;
 };
@@ -46,6 +47,9 @@ Assembled Assemble(PgConnection& db, const std::string& slot, const std::string&
     auto message = decoder.Decode(change.bytes);
     EXPECT_TRUE(message.ok()) << message.status().ToString();
     if (!message.ok()) break;
+    if (const auto* abort = std::get_if<StreamAbort>(&*message)) {
+      out.subtransaction_aborts += abort->subxid != abort->xid;
+    }
     auto done = assembler.Add(*message, change.lsn);
     EXPECT_TRUE(done.ok()) << done.status().ToString();
     if (!done.ok()) break;
@@ -117,6 +121,8 @@ TEST(TransactionAssembler, StreamedTransactionWithARolledBackSavepoint) {
   EXPECT_FALSE(a.transactions[1].streamed);
   EXPECT_EQ(InsertedIds(a.transactions[1]), std::vector<int>{20000});
   EXPECT_GT(a.transactions[1].end_lsn, big.end_lsn);
+  // The rolled-back rows were streamed before their abort arrived, so the cut did the work.
+  EXPECT_GE(a.subtransaction_aborts, 1);
   EXPECT_EQ(a.open_streams, 0u);  // the aborted one is gone
   EXPECT_EQ(a.held, 0u);
 }
