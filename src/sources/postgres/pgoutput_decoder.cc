@@ -181,7 +181,7 @@ Result<PgOutputMessage> ReadTransactionMark(MessageReader& in) {
       CDCLAKE_ASSIGN_OR_RETURN(m.final_lsn, in.Int<uint64_t>("final LSN"));
       CDCLAKE_ASSIGN_OR_RETURN(m.commit_time_us, in.Int<int64_t>("commit time"));
       CDCLAKE_ASSIGN_OR_RETURN(m.xid, in.Int<uint32_t>("transaction id"));
-      return PgOutputMessage(std::move(m));
+      return PgOutputMessage(m);
     }
     case 'C': {
       Commit m;
@@ -189,20 +189,20 @@ Result<PgOutputMessage> ReadTransactionMark(MessageReader& in) {
       CDCLAKE_ASSIGN_OR_RETURN(m.commit_lsn, in.Int<uint64_t>("commit LSN"));
       CDCLAKE_ASSIGN_OR_RETURN(m.end_lsn, in.Int<uint64_t>("end LSN"));
       CDCLAKE_ASSIGN_OR_RETURN(m.commit_time_us, in.Int<int64_t>("commit time"));
-      return PgOutputMessage(std::move(m));
+      return PgOutputMessage(m);
     }
     case 'O': {
       Origin m;
       CDCLAKE_ASSIGN_OR_RETURN(m.origin_lsn, in.Int<uint64_t>("origin LSN"));
       CDCLAKE_ASSIGN_OR_RETURN(m.name, in.String("origin name"));
-      return PgOutputMessage(std::move(m));
+      return PgOutputMessage(m);
     }
     case 'S': {
       StreamStart m;
       CDCLAKE_ASSIGN_OR_RETURN(m.xid, in.Int<uint32_t>("transaction id"));
       CDCLAKE_ASSIGN_OR_RETURN(uint8_t first, in.Int<uint8_t>("first segment"));
       m.first_segment = first == 1;
-      return PgOutputMessage(std::move(m));
+      return PgOutputMessage(m);
     }
     case 'E':
       return PgOutputMessage(StreamStop{});
@@ -213,13 +213,13 @@ Result<PgOutputMessage> ReadTransactionMark(MessageReader& in) {
       CDCLAKE_ASSIGN_OR_RETURN(m.commit_lsn, in.Int<uint64_t>("commit LSN"));
       CDCLAKE_ASSIGN_OR_RETURN(m.end_lsn, in.Int<uint64_t>("end LSN"));
       CDCLAKE_ASSIGN_OR_RETURN(m.commit_time_us, in.Int<int64_t>("commit time"));
-      return PgOutputMessage(std::move(m));
+      return PgOutputMessage(m);
     }
     default: {  // 'A'
       StreamAbort m;
       CDCLAKE_ASSIGN_OR_RETURN(m.xid, in.Int<uint32_t>("transaction id"));
       CDCLAKE_ASSIGN_OR_RETURN(m.subxid, in.Int<uint32_t>("subtransaction id"));
-      return PgOutputMessage(std::move(m));
+      return PgOutputMessage(m);
     }
   }
 }
@@ -258,7 +258,7 @@ Result<PgOutputMessage> PgOutputDecoder::Decode(std::string_view message) {
       CDCLAKE_ASSIGN_OR_RETURN(m.oid, in.Int<uint32_t>("type id"));
       CDCLAKE_ASSIGN_OR_RETURN(m.schema, in.String("schema name"));
       CDCLAKE_ASSIGN_OR_RETURN(m.name, in.String("type name"));
-      out = PgOutputMessage(std::move(m));
+      out = PgOutputMessage(m);
       break;
     }
     case 'I':
@@ -277,7 +277,7 @@ Result<PgOutputMessage> PgOutputDecoder::Decode(std::string_view message) {
       CDCLAKE_ASSIGN_OR_RETURN(int32_t length, in.Int<int32_t>("content length"));
       if (length < 0) return in.Bad("negative content length " + std::to_string(length));
       CDCLAKE_ASSIGN_OR_RETURN(m.content, in.Bytes(static_cast<size_t>(length), "content"));
-      out = PgOutputMessage(std::move(m));
+      out = PgOutputMessage(m);
       break;
     }
     case 'b':
