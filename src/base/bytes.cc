@@ -67,6 +67,24 @@ std::string HexEncode(std::string_view bytes) {
   return out;
 }
 
+std::optional<std::string> HexDecode(std::string_view hex) {
+  auto digit = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return out;
+}
+
 uint32_t Crc32(std::string_view bytes, uint32_t seed) {
   uLong crc = seed;
   // zlib takes uInt lengths; feed large inputs in pieces.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -76,6 +77,19 @@ class ByteReader {
 
 /// Hex of bytes, lower case ("0a1b").
 std::string HexEncode(std::string_view bytes);
+/// The bytes of hex digits (either case, an even count); nullopt if `hex` is not that.
+std::optional<std::string> HexDecode(std::string_view hex);
+
+/// The `n` bytes at `p` (n <= 8) as a big-endian (network order) unsigned integer.
+inline uint64_t LoadBigEndian(const char* p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+/// `v` as 8 big-endian bytes at `p`.
+inline void StoreBigEndian64(uint64_t v, char* p) {
+  for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<char>(v & 0xff);
+}
 
 /// CRC-32 (IEEE 802.3, as zlib computes it).
 uint32_t Crc32(std::string_view bytes, uint32_t seed = 0);

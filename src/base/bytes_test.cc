@@ -51,6 +51,14 @@ TEST(BytesTest, ReadPastEndFails) {
 
 TEST(BytesTest, HexAndCrc) {
   EXPECT_EQ(HexEncode(std::string("\x00\xff\x10", 3)), "00ff10");
+  EXPECT_EQ(HexDecode("00fF10"), std::string("\x00\xff\x10", 3));
+  EXPECT_EQ(HexDecode(""), std::string());
+  EXPECT_FALSE(HexDecode("0").has_value());
+  EXPECT_FALSE(HexDecode("0g").has_value());
+  char be[8];
+  StoreBigEndian64(0x0102030405060708ull, be);
+  EXPECT_EQ(LoadBigEndian(be, 8), 0x0102030405060708ull);
+  EXPECT_EQ(LoadBigEndian(be, 2), 0x0102u);
   EXPECT_EQ(Crc32("123456789"), 0xCBF43926u);  // the standard check value
 }
 

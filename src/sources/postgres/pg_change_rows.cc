@@ -25,21 +25,26 @@ struct RowCells {
   std::vector<uint8_t> unchanged;
 };
 
-// The cells of `tuple`, sent with the shape `shape`, placed in `target`'s columns by name: a
-// column the change's shape lacks (added since) is NULL, one the target lacks is left out.
-RowCells CellsOf(const OwnedTuple& tuple, const RelationInfo* shape, const RelationInfo& target) {
-  const size_t n = target.columns.size();
-  RowCells row{std::vector<const std::string*>(n, nullptr), std::vector<uint8_t>(n, 0)};
-  if (shape == nullptr || tuple.kinds.empty()) return row;
-  for (size_t c = 0; c < n; ++c) {
-    size_t from = c;
-    if (shape != &target &&
-        (c >= shape->columns.size() || shape->columns[c].name != target.columns[c].name)) {
-      from = shape->columns.size();
-      for (size_t i = 0; i < shape->columns.size(); ++i) {
-        if (shape->columns[i].name == target.columns[c].name) from = i;
-      }
+constexpr size_t kAbsent = static_cast<size_t>(-1);
+
+// For each of `target`'s columns, its place in `shape` (by name), or kAbsent: a column the
+// change's shape lacks (added since) is NULL, one the target lacks is left out.
+std::vector<size_t> PlacesIn(const RelationInfo& shape, const RelationInfo& target) {
+  std::vector<size_t> places(target.columns.size(), kAbsent);
+  for (size_t c = 0; c < places.size(); ++c) {
+    for (size_t i = 0; i < shape.columns.size(); ++i) {
+      if (shape.columns[i].name == target.columns[c].name) places[c] = i;
     }
+  }
+  return places;
+}
+
+// The cells of `tuple` in the target's columns, `places` saying where each is in the tuple.
+RowCells CellsOf(const OwnedTuple& tuple, const std::vector<size_t>& places) {
+  const size_t n = places.size();
+  RowCells row{std::vector<const std::string*>(n, nullptr), std::vector<uint8_t>(n, 0)};
+  for (size_t c = 0; c < n; ++c) {
+    const size_t from = places[c];
     if (from >= tuple.kinds.size()) continue;
     if (tuple.kinds[from] == Kind::kText || tuple.kinds[from] == Kind::kBinary) {
       row.values[c] = &tuple.values[from];
@@ -197,9 +202,18 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
   if (batch->rows.num_columns() == 0) batch->rows = data::RecordBatch(PgChangeSchema(relation));
   RowWriter writer(transaction, relation, database, batch);
   const size_t n = relation.columns.size();
+  // Where the target's columns are in each change's shape, worked out once per shape.
+  const RelationInfo* mapped = nullptr;
+  std::vector<size_t> places;
   auto cells = [&](const OwnedTuple& tuple, const PgChange& change) {
-    return CellsOf(tuple, change.shape ? change.shape.get() : &relation, relation);
+    const RelationInfo* shape = change.shape ? change.shape.get() : &relation;
+    if (shape != mapped) {
+      places = PlacesIn(*shape, relation);
+      mapped = shape;
+    }
+    return CellsOf(tuple, places);
   };
+  const std::vector<size_t> none(n, kAbsent);
   for (size_t i = 0; i < transaction.changes.size(); ++i) {
     const PgChange& change = transaction.changes[i];
     const int64_t ordinal = static_cast<int64_t>(i);
@@ -225,7 +239,7 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
             }
           }
           if (!SameKey(old, row, key)) {
-            RowCells gone = CellsOf(OwnedTuple{}, nullptr, relation);
+            RowCells gone = CellsOf(OwnedTuple{}, none);
             for (size_t c = 0; c < n; ++c) {
               if (key[c] || change.old_kind == 'O') gone.values[c] = old.values[c];
             }
@@ -260,7 +274,7 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
         for (uint32_t oid : change.truncated) {
           if (oid == relation.oid) {
             CDCLAKE_RETURN_IF_ERROR(
-                writer.Append("t", CellsOf(OwnedTuple{}, nullptr, relation), change, ordinal));
+                writer.Append("t", CellsOf(OwnedTuple{}, none), change, ordinal));
           }
         }
         break;

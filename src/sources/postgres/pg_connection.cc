@@ -10,12 +10,6 @@ constexpr const char* kPinnedOptions =
     "-c datestyle=ISO -c intervalstyle=postgres -c extra_float_digits=3 -c timezone=UTC "
     "-c lc_monetary=C -c bytea_output=hex";
 
-std::string Trimmed(const char* message) {
-  std::string s = message != nullptr ? message : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 std::string ServerOf(const PGconn* conn) {
   auto or_unknown = [](const char* s) { return std::string(s != nullptr && *s ? s : "?"); };
   return or_unknown(PQhost(conn)) + ":" + or_unknown(PQport(conn)) + "/" + or_unknown(PQdb(conn)) +
@@ -34,7 +28,7 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& c
   PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (conn == nullptr) return Status::IoError("PostgreSQL: out of memory opening a connection");
   if (PQstatus(conn) != CONNECTION_OK) {
-    std::string reason = Trimmed(PQerrorMessage(conn));
+    std::string reason = LibpqMessage(PQerrorMessage(conn));
     std::string server = ServerOf(conn);
     PQfinish(conn);
     return Status::IoError("cannot connect to PostgreSQL at " + server + ": " + reason);
@@ -48,7 +42,7 @@ PgConnection::~PgConnection() {
 
 Result<PgRows> PgConnection::Query(const std::string& sql) {
   if (PQsendQuery(conn_, sql.c_str()) == 0) {
-    return Status::IoError("PostgreSQL " + Describe() + ": " + Trimmed(PQerrorMessage(conn_)));
+    return Status::IoError("PostgreSQL " + Describe() + ": " + LibpqMessage(PQerrorMessage(conn_)));
   }
   PgRows out;
   std::optional<Status> failed;
@@ -80,7 +74,7 @@ Result<PgRows> PgConnection::Query(const std::string& sql) {
     } else if (status != PGRES_COMMAND_OK && status != PGRES_EMPTY_QUERY && !failed) {
       const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
       failed = Status::InvalidArgument(
-          "PostgreSQL " + Describe() + ": " + Trimmed(PQresultErrorMessage(result)) +
+          "PostgreSQL " + Describe() + ": " + LibpqMessage(PQresultErrorMessage(result)) +
           (state != nullptr ? std::string(" (SQLSTATE ") + state + ")" : std::string()));
     }
     PQclear(result);
@@ -99,6 +93,12 @@ std::string PgConnection::Describe() const {
 
 int PgConnection::server_version() const {
   return PQserverVersion(conn_);
+}
+
+std::string LibpqMessage(const char* message) {
+  std::string s = message != nullptr ? message : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
 }
 
 std::string QuoteLiteral(std::string_view text) {

@@ -61,6 +61,9 @@ class PgConnection {
   pg_conn* conn_;
 };
 
+/// A libpq message (PQerrorMessage, PQresultErrorMessage) without its trailing newline.
+std::string LibpqMessage(const char* message);
+
 /// `text` as a SQL string literal ('it''s').
 std::string QuoteLiteral(std::string_view text);
 /// `name` as a SQL identifier ("Order").

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bytes.h"
 #include "data/decimal.h"
 #include "data/expression.h"
 
@@ -202,25 +203,11 @@ Status AppendTime(std::string_view text, data::Column* column) {
   return Status::OK();
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 Status AppendBytea(std::string_view text, data::Column* column) {
-  if (text.size() < 2 || text[0] != '\\' || text[1] != 'x' || text.size() % 2 != 0) {
-    return NotA(text, "bytea in hex output", "bytea_output must be hex");
-  }
-  std::string bytes;
-  bytes.reserve((text.size() - 2) / 2);
-  for (size_t i = 2; i < text.size(); i += 2) {
-    int hi = HexDigit(text[i]), lo = HexDigit(text[i + 1]);
-    if (hi < 0 || lo < 0) return NotA(text, "bytea in hex output");
-    bytes.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  column->AppendBytes(bytes);
+  std::optional<std::string> bytes;
+  if (text.size() >= 2 && text[0] == '\\' && text[1] == 'x') bytes = HexDecode(text.substr(2));
+  if (!bytes) return NotA(text, "bytea in hex output", "bytea_output must be hex");
+  column->AppendBytes(*bytes);
   return Status::OK();
 }
 

@@ -9,24 +9,13 @@
 #include <map>
 #include <string>
 
+#include "base/bytes.h"
 #include "data/decimal.h"
 #include "sources/postgres/pg_connection.h"
 #include "sources/postgres/testing/postgres_server.h"
 
 namespace cdclake::sources::postgres {
 namespace {
-
-std::unique_ptr<PgConnection> ConnectToServer() {
-  static std::unique_ptr<testing::PostgresServer> server = [] {
-    auto started = testing::PostgresServer::Start();
-    EXPECT_TRUE(started.ok()) << started.status().ToString();
-    return started.ok() ? std::move(*started) : nullptr;
-  }();
-  if (server == nullptr) return nullptr;
-  auto db = PgConnection::Connect(server->conninfo());
-  EXPECT_TRUE(db.ok()) << db.status().ToString();
-  return db.ok() ? std::move(*db) : nullptr;
-}
 
 // The Delta type and parsed values of `expression` (a column of table `table`).
 struct Parsed {
@@ -71,7 +60,7 @@ std::vector<std::optional<std::string>> Oracle(PgConnection& db, const std::stri
 }
 
 TEST(PgTypeMap, ValuesOfARealServerAsPostgreSQLComputesThem) {
-  auto db = ConnectToServer();
+  auto db = testing::ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
   ASSERT_TRUE(db->Execute(R"(
     CREATE TYPE mood AS ENUM ('sad', 'happy');
@@ -177,13 +166,7 @@ TEST(PgTypeMap, ValuesOfARealServerAsPostgreSQLComputesThem) {
     Parsed by = ParseColumn(*db, "v", "by");
     auto hex = Oracle(*db, "v", "encode(by, 'hex')");
     for (int64_t r : {0, 1, 3}) {
-      std::string ours;
-      for (unsigned char c : by.column.StringAt(r)) {
-        static const char* kHex = "0123456789abcdef";
-        ours += kHex[c >> 4];
-        ours += kHex[c & 15];
-      }
-      EXPECT_EQ(ours, *hex[r]) << r;
+      EXPECT_EQ(HexEncode(by.column.StringAt(r)), *hex[r]) << r;
     }
     for (const char* name : {"tx", "u", "j", "e"}) {
       Parsed s = ParseColumn(*db, "v", name);

@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "base/bytes.h"
+
 namespace cdclake::sources::postgres {
 namespace {
 
@@ -20,10 +22,7 @@ class MessageReader {
   template <typename T>
   Result<T> Int(const char* what) {
     if (bytes_.size() - pos_ < sizeof(T)) return Short(what, sizeof(T));
-    uint64_t v = 0;
-    for (size_t i = 0; i < sizeof(T); ++i) {
-      v = (v << 8) | static_cast<uint8_t>(bytes_[pos_ + i]);
-    }
+    uint64_t v = LoadBigEndian(bytes_.data() + pos_, sizeof(T));
     pos_ += sizeof(T);
     return static_cast<T>(v);
   }

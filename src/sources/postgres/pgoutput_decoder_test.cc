@@ -15,16 +15,6 @@ namespace cdclake::sources::postgres {
 namespace {
 
 using testing::ExecuteEach;
-using testing::PostgresServer;
-
-PostgresServer* Server() {
-  static std::unique_ptr<PostgresServer> server = [] {
-    auto started = PostgresServer::Start();
-    EXPECT_TRUE(started.ok()) << started.status().ToString();
-    return started.ok() ? std::move(*started) : nullptr;
-  }();
-  return server.get();
-}
 
 // Every message `slot` holds, as bytes.
 std::vector<std::string> Peek(PgConnection& db, const std::string& slot,
@@ -67,15 +57,8 @@ std::vector<std::string> Texts(const Tuple& tuple) {
   return out;
 }
 
-std::unique_ptr<PgConnection> Connect(const std::string& database = "postgres") {
-  if (Server() == nullptr) return nullptr;
-  auto db = PgConnection::Connect(Server()->conninfo(database));
-  EXPECT_TRUE(db.ok()) << db.status().ToString();
-  return db.ok() ? std::move(*db) : nullptr;
-}
-
 TEST(PgOutputDecoder, ChangesOfARealServer) {
-  auto db = Connect();
+  auto db = testing::ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
   ASSERT_TRUE(ExecuteEach(*db, R"(
     CREATE TABLE items(id int PRIMARY KEY, name text, note text, price numeric(10,2));
@@ -190,7 +173,7 @@ TEST(PgOutputDecoder, ChangesOfARealServer) {
 }
 
 TEST(PgOutputDecoder, StreamedAndAbortedTransactions) {
-  auto db = Connect();
+  auto db = testing::ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
   // logical_decoding_work_mem is 64kB on the test server: 5,000 rows are streamed in blocks.
   // An abort record is not flushed at once, and the SQL functions decode only flushed WAL: the
@@ -238,7 +221,7 @@ TEST(PgOutputDecoder, StreamedAndAbortedTransactions) {
 }
 
 TEST(PgOutputDecoder, CutAndDamagedMessagesAreErrorsNamingTheKind) {
-  auto db = Connect();
+  auto db = testing::ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
   ASSERT_TRUE(ExecuteEach(*db, R"(
     CREATE TABLE cut(id bigint PRIMARY KEY, v text);
@@ -293,7 +276,7 @@ TEST(PgConnection, ABadConnectionStringNamesTheServerAndTheReason) {
   const std::string message = refused.status().message();
   EXPECT_NE(message.find("127.0.0.1:1/shop as ana"), std::string::npos) << message;
   EXPECT_EQ(message.find("secret"), std::string::npos) << message;
-  auto db = Connect();
+  auto db = testing::ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
   auto failed = db->Query("SELECT * FROM no_such_table");
   ASSERT_FALSE(failed.ok());

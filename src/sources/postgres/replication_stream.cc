@@ -10,29 +10,11 @@
 #include <chrono>
 #include <utility>
 
+#include "base/bytes.h"
 #include "sources/postgres/lsn.h"
 
 namespace cdclake::sources::postgres {
 namespace {
-
-uint64_t LoadBigEndian(const char* p, size_t n) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-
-void StoreBigEndian(uint64_t v, char* p) {
-  for (int i = 7; i >= 0; --i) {
-    p[i] = static_cast<char>(v & 0xff);
-    v >>= 8;
-  }
-}
-
-std::string Trimmed(const char* message) {
-  std::string s = message != nullptr ? message : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 int64_t NowPostgresMicros() {
   auto now = std::chrono::system_clock::now().time_since_epoch();
@@ -104,7 +86,7 @@ Result<std::unique_ptr<ReplicationStream>> ReplicationStream::Start(
                         (options.messages ? ", messages 'true'" : "") + ")";
   PGresult* result = PQexec(replication->raw(), command.c_str());
   ExecStatusType status = PQresultStatus(result);
-  std::string reason = Trimmed(PQresultErrorMessage(result));
+  std::string reason = LibpqMessage(PQresultErrorMessage(result));
   PQclear(result);
   if (status != PGRES_COPY_BOTH) {
     return Status::InvalidArgument("PostgreSQL " + replication->Describe() + ": " + command + ": " +
@@ -137,13 +119,13 @@ Result<std::optional<ReplicationFrame>> ReplicationStream::Next(int timeout_ms) 
     if (n == -1) {  // the server ended the stream
       std::string reason;
       while (PGresult* result = PQgetResult(conn)) {
-        if (reason.empty()) reason = Trimmed(PQresultErrorMessage(result));
+        if (reason.empty()) reason = LibpqMessage(PQresultErrorMessage(result));
         PQclear(result);
       }
       return StreamError("ended: " +
                          (reason.empty() ? std::string("the server finished it") : reason));
     }
-    if (n == -2) return StreamError("broke: " + Trimmed(PQerrorMessage(conn)));
+    if (n == -2) return StreamError("broke: " + LibpqMessage(PQerrorMessage(conn)));
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - std::chrono::steady_clock::now())
                     .count();
@@ -152,7 +134,8 @@ Result<std::optional<ReplicationFrame>> ReplicationStream::Next(int timeout_ms) 
     if (poll(&socket, 1, static_cast<int>(left)) < 0 && errno != EINTR) {
       return StreamError("poll failed");
     }
-    if (PQconsumeInput(conn) == 0) return StreamError("broke: " + Trimmed(PQerrorMessage(conn)));
+    if (PQconsumeInput(conn) == 0)
+      return StreamError("broke: " + LibpqMessage(PQerrorMessage(conn)));
   }
   const char* frame = buffer_;
   const size_t size = static_cast<size_t>(n);
@@ -178,14 +161,14 @@ Result<std::optional<ReplicationFrame>> ReplicationStream::Next(int timeout_ms) 
 Status ReplicationStream::SendStatus(Lsn written, Lsn flushed, bool reply_requested) {
   char message[1 + 8 * 4 + 1];
   message[0] = 'r';
-  StoreBigEndian(written, message + 1);
-  StoreBigEndian(flushed, message + 9);
-  StoreBigEndian(flushed, message + 17);  // applied: what is flushed is applied
-  StoreBigEndian(static_cast<uint64_t>(NowPostgresMicros()), message + 25);
+  StoreBigEndian64(written, message + 1);
+  StoreBigEndian64(flushed, message + 9);
+  StoreBigEndian64(flushed, message + 17);  // applied: what is flushed is applied
+  StoreBigEndian64(static_cast<uint64_t>(NowPostgresMicros()), message + 25);
   message[33] = reply_requested ? 1 : 0;
   PGconn* conn = connection_->raw();
   if (PQputCopyData(conn, message, sizeof(message)) != 1 || PQflush(conn) != 0) {
-    return StreamError("could not send a status update: " + Trimmed(PQerrorMessage(conn)));
+    return StreamError("could not send a status update: " + LibpqMessage(PQerrorMessage(conn)));
   }
   return Status::OK();
 }

@@ -32,6 +32,46 @@ RelationInfo Describe(const Relation& r) {
   return out;
 }
 
+// The change an I, U, D or T message carries, its tuples owned.
+PgChange ChangeOf(const Insert& m, Lsn lsn) {
+  PgChange c;
+  c.kind = PgChange::Kind::kInsert;
+  c.relation = m.relation;
+  c.lsn = lsn;
+  c.new_tuple = Own(m.new_tuple);
+  return c;
+}
+
+PgChange ChangeOf(const Update& m, Lsn lsn) {
+  PgChange c;
+  c.kind = PgChange::Kind::kUpdate;
+  c.relation = m.relation;
+  c.lsn = lsn;
+  c.old_kind = m.old_kind;
+  c.old_tuple = Own(m.old_tuple);
+  c.new_tuple = Own(m.new_tuple);
+  return c;
+}
+
+PgChange ChangeOf(const Delete& m, Lsn lsn) {
+  PgChange c;
+  c.kind = PgChange::Kind::kDelete;
+  c.relation = m.relation;
+  c.lsn = lsn;
+  c.old_kind = m.old_kind;
+  c.old_tuple = Own(m.old_tuple);
+  return c;
+}
+
+PgChange ChangeOf(const Truncate& m, Lsn lsn) {
+  PgChange c;
+  c.kind = PgChange::Kind::kTruncate;
+  c.lsn = lsn;
+  c.truncated = m.relations;
+  c.truncate_options = m.options;
+  return c;
+}
+
 }  // namespace
 
 const RelationInfo* TransactionAssembler::relation(uint32_t oid) const {
@@ -99,40 +139,9 @@ Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMes
         } else if constexpr (std::is_same_v<M, Relation>) {
           relations_[m.oid] = std::make_shared<const RelationInfo>(Describe(m));
           return Out();
-        } else if constexpr (std::is_same_v<M, Insert>) {
-          PgChange c;
-          c.kind = PgChange::Kind::kInsert;
-          c.relation = m.relation;
-          c.lsn = frame_lsn;
-          c.new_tuple = Own(m.new_tuple);
-          CDCLAKE_RETURN_IF_ERROR(Hold(std::move(c), m.xid));
-          return Out();
-        } else if constexpr (std::is_same_v<M, Update>) {
-          PgChange c;
-          c.kind = PgChange::Kind::kUpdate;
-          c.relation = m.relation;
-          c.lsn = frame_lsn;
-          c.old_kind = m.old_kind;
-          c.old_tuple = Own(m.old_tuple);
-          c.new_tuple = Own(m.new_tuple);
-          CDCLAKE_RETURN_IF_ERROR(Hold(std::move(c), m.xid));
-          return Out();
-        } else if constexpr (std::is_same_v<M, Delete>) {
-          PgChange c;
-          c.kind = PgChange::Kind::kDelete;
-          c.relation = m.relation;
-          c.lsn = frame_lsn;
-          c.old_kind = m.old_kind;
-          c.old_tuple = Own(m.old_tuple);
-          CDCLAKE_RETURN_IF_ERROR(Hold(std::move(c), m.xid));
-          return Out();
-        } else if constexpr (std::is_same_v<M, Truncate>) {
-          PgChange c;
-          c.kind = PgChange::Kind::kTruncate;
-          c.lsn = frame_lsn;
-          c.truncated = m.relations;
-          c.truncate_options = m.options;
-          CDCLAKE_RETURN_IF_ERROR(Hold(std::move(c), m.xid));
+        } else if constexpr (std::is_same_v<M, Insert> || std::is_same_v<M, Update> ||
+                             std::is_same_v<M, Delete> || std::is_same_v<M, Truncate>) {
+          CDCLAKE_RETURN_IF_ERROR(Hold(ChangeOf(m, frame_lsn), m.xid));
           return Out();
         } else if constexpr (std::is_same_v<M, StreamStart>) {
           if (open_) return Status::Corrupt("pgoutput: Stream Start inside a transaction");

@@ -15,22 +15,6 @@ namespace {
 
 using testing::ExecuteEach;
 
-testing::PostgresServer* Server() {
-  static std::unique_ptr<testing::PostgresServer> server = [] {
-    auto started = testing::PostgresServer::Start();
-    EXPECT_TRUE(started.ok()) << started.status().ToString();
-    return started.ok() ? std::move(*started) : nullptr;
-  }();
-  return server.get();
-}
-
-std::unique_ptr<PgConnection> Connect() {
-  if (Server() == nullptr) return nullptr;
-  auto db = PgConnection::Connect(Server()->conninfo());
-  EXPECT_TRUE(db.ok()) << db.status().ToString();
-  return db.ok() ? std::move(*db) : nullptr;
-}
-
 struct Assembled {
   std::vector<PgTransaction> transactions;
   int subtransaction_aborts = 0;  // Stream Abort messages of a subtransaction
@@ -78,14 +62,14 @@ std::vector<int> Range(int from, int to) {
 const char* kStreamed = "'proto_version', '2', 'publication_names', 'p', 'streaming', 'on'";
 
 TEST(TransactionAssembler, StreamedTransactionWithARolledBackSavepoint) {
-  auto db = Connect();
+  auto db = testing::ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
   // 3,000 rows pass the server's 64kB logical_decoding_work_mem, so each part is streamed
   // before the next begins, the rolled-back savepoint's rows included.
   ASSERT_TRUE(ExecuteEach(*db, R"(
     CREATE DATABASE sp;
   )"));
-  auto sp = PgConnection::Connect(Server()->conninfo("sp"));
+  auto sp = PgConnection::Connect(testing::SharedPostgresServer()->conninfo("sp"));
   ASSERT_TRUE(sp.ok());
   ASSERT_TRUE(ExecuteEach(**sp, R"(
     CREATE TABLE t(id int PRIMARY KEY, pad text);
@@ -128,11 +112,11 @@ TEST(TransactionAssembler, StreamedTransactionWithARolledBackSavepoint) {
 }
 
 TEST(TransactionAssembler, InterleavedStreamsComeOutWholeInCommitOrder) {
-  auto admin = Connect();
+  auto admin = testing::ConnectToSharedServer();
   ASSERT_NE(admin, nullptr);
   ASSERT_TRUE(admin->Execute("CREATE DATABASE il").ok());
-  auto one = PgConnection::Connect(Server()->conninfo("il"));
-  auto two = PgConnection::Connect(Server()->conninfo("il"));
+  auto one = PgConnection::Connect(testing::SharedPostgresServer()->conninfo("il"));
+  auto two = PgConnection::Connect(testing::SharedPostgresServer()->conninfo("il"));
   ASSERT_TRUE(one.ok() && two.ok());
   ASSERT_TRUE(ExecuteEach(**one, R"(
     CREATE TABLE t(id int PRIMARY KEY, v text);
@@ -173,10 +157,10 @@ TEST(TransactionAssembler, InterleavedStreamsComeOutWholeInCommitOrder) {
 }
 
 TEST(TransactionAssembler, RelationsTruncatesAndMessagesOutOfPlace) {
-  auto admin = Connect();
+  auto admin = testing::ConnectToSharedServer();
   ASSERT_NE(admin, nullptr);
   ASSERT_TRUE(admin->Execute("CREATE DATABASE tr").ok());
-  auto db = PgConnection::Connect(Server()->conninfo("tr"));
+  auto db = PgConnection::Connect(testing::SharedPostgresServer()->conninfo("tr"));
   ASSERT_TRUE(db.ok());
   ASSERT_TRUE(ExecuteEach(**db, R"(
     CREATE TABLE a(id int PRIMARY KEY, v text);

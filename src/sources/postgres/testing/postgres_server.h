@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,7 @@
 
 #include "base/result.h"
 #include "base/status.h"
+#include "sources/postgres/pg_connection.h"
 
 namespace cdclake::sources::postgres::testing {
 
@@ -152,5 +155,25 @@ class PostgresServer {
   int port_ = 0;
   bool started_ = false;
 };
+
+/// One server for every test of a test process that does not need its own (started at first
+/// use, stopped at exit); nullptr, with a test failure, when it could not start.
+inline PostgresServer* SharedPostgresServer() {
+  static std::unique_ptr<PostgresServer> server = [] {
+    auto started = PostgresServer::Start();
+    EXPECT_TRUE(started.ok()) << started.status().ToString();
+    return started.ok() ? std::move(*started) : nullptr;
+  }();
+  return server.get();
+}
+
+/// A connection to `database` on the shared server; nullptr, with a test failure, if none.
+inline std::unique_ptr<PgConnection> ConnectToSharedServer(
+    const std::string& database = "postgres") {
+  if (SharedPostgresServer() == nullptr) return nullptr;
+  auto db = PgConnection::Connect(SharedPostgresServer()->conninfo(database));
+  EXPECT_TRUE(db.ok()) << db.status().ToString();
+  return db.ok() ? std::move(*db) : nullptr;
+}
 
 }  // namespace cdclake::sources::postgres::testing

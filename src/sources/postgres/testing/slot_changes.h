@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bytes.h"
 #include "sources/postgres/lsn.h"
 #include "sources/postgres/pg_connection.h"
 
@@ -49,10 +50,9 @@ inline std::vector<SlotChange> PeekChanges(PgConnection& db, const std::string& 
     auto lsn = ParseLsn(*row[0]);
     EXPECT_TRUE(lsn.ok());
     change.lsn = lsn.ok() ? *lsn : 0;
-    const std::string& hex = *row[1];
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-      change.bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
+    std::optional<std::string> bytes = HexDecode(*row[1]);
+    EXPECT_TRUE(bytes.has_value());
+    change.bytes = bytes.value_or("");
     out.push_back(std::move(change));
   }
   return out;
