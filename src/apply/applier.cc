@@ -14,8 +14,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include <unistd.h>
-
 #include "apply/declared_columns.h"
 #include "apply/file_dictionary.h"
 #include "apply/flow_domain.h"
@@ -24,6 +22,7 @@
 #include "apply/key_index.h"
 #include "apply/key_state.h"
 #include "apply/optimize.h"
+#include "apply/phase_trace.h"
 #include "apply/quarantine.h"
 #include "apply/state_cache.h"
 #include "apply/target_layout.h"
@@ -129,40 +128,6 @@ Result<int64_t> IntegerProperty(const std::string& name, const std::string& text
   }
   return value;
 }
-
-// With CDCLAKE_APPLY_TRACE set, each batch prints how long its phases took (stderr).
-class PhaseTrace {
- public:
-  PhaseTrace() : on_(std::getenv("CDCLAKE_APPLY_TRACE") != nullptr) {
-    if (on_) line_ = "apply: (" + std::to_string(ResidentMiB()) + "MiB)";
-  }
-  void Mark(const char* phase) {
-    if (!on_) return;
-    auto now = std::chrono::steady_clock::now();
-    line_ += std::string(" ") + phase + "=" +
-             std::to_string(std::chrono::duration<double, std::milli>(now - last_).count()) +
-             "ms(" + std::to_string(ResidentMiB()) + "MiB)";
-    last_ = now;
-  }
-  // The process's resident memory after each phase (Linux; 0 elsewhere).
-  static long ResidentMiB() {
-    long pages = 0, resident = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-      std::fclose(f);
-    }
-    return resident * sysconf(_SC_PAGESIZE) / (1 << 20);
-  }
-  ~PhaseTrace() {
-    Mark("free");
-    if (on_ && !line_.empty()) std::fprintf(stderr, "%s\n", line_.c_str());
-  }
-
- private:
-  bool on_;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-  std::string line_;
-};
 
 // A row's encodings (TargetLayout), made before the rows become events.
 struct RowEncoding {
