@@ -216,12 +216,12 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
   const std::vector<size_t> none(n, kAbsent);
   for (size_t i = 0; i < transaction.changes.size(); ++i) {
     const PgChange& change = transaction.changes[i];
-    const int64_t ordinal = static_cast<int64_t>(i);
+    const int64_t ordinal = transaction.first_ordinal + static_cast<int64_t>(i);
     switch (change.kind) {
       case PgChange::Kind::kInsert:
         if (change.relation == relation.oid) {
-          CDCLAKE_RETURN_IF_ERROR(
-              writer.Append("c", cells(change.new_tuple, change), change, ordinal));
+          CDCLAKE_RETURN_IF_ERROR(writer.Append(transaction.snapshot ? "r" : "c",
+                                                cells(change.new_tuple, change), change, ordinal));
         }
         break;
       case PgChange::Kind::kUpdate: {

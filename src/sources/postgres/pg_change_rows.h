@@ -19,7 +19,8 @@ data::Schema PgChangeSchema(const RelationInfo& relation);
 
 /// Appends the changes of `transaction` to `relation` to `batch` (rows of
 /// PgChangeSchema(relation); a default-constructed batch is given that schema):
-/// - an insert is `c`; an update `u`, its unchanged TOAST cells marked in
+/// - an insert is `c` (`r` in a snapshot's rows); an update `u`, its unchanged TOAST cells marked
+/// in
 ///   ChangeBatch::unchanged (or, under REPLICA IDENTITY FULL, taken from the old row);
 /// - an update whose `K` tuple holds another key is a `d` of the old key, then `u` of the new;
 /// - a delete is `d` with the key (other columns NULL unless the old row was sent whole);

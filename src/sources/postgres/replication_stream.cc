@@ -173,4 +173,34 @@ Status ReplicationStream::SendStatus(Lsn written, Lsn flushed, bool reply_reques
   return Status::OK();
 }
 
+Status ReplicationStream::Finish(int timeout_ms) {
+  FreeBuffer();
+  PGconn* conn = connection_->raw();
+  if (PQputCopyEnd(conn, nullptr) != 1 || PQflush(conn) != 0) {
+    return StreamError("could not be ended: " + LibpqMessage(PQerrorMessage(conn)));
+  }
+  // The server answers CopyDone after whatever it was sending; then the command completes.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    int n = PQgetCopyData(conn, &buffer_, /*async=*/1);
+    FreeBuffer();
+    if (n == -1) break;
+    if (n == -2) return StreamError("broke while ending: " + LibpqMessage(PQerrorMessage(conn)));
+    if (n > 0) continue;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) return StreamError("did not end within " + std::to_string(timeout_ms) + " ms");
+    pollfd socket{PQsocket(conn), POLLIN, 0};
+    if (poll(&socket, 1, static_cast<int>(left)) < 0 && errno != EINTR) {
+      return StreamError("poll failed");
+    }
+    if (PQconsumeInput(conn) == 0) {
+      return StreamError("broke while ending: " + LibpqMessage(PQerrorMessage(conn)));
+    }
+  }
+  while (PGresult* result = PQgetResult(conn)) PQclear(result);
+  return Status::OK();
+}
+
 }  // namespace cdclake::sources::postgres

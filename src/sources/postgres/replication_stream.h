@@ -82,6 +82,10 @@ class ReplicationStream {
   /// it must never be above what is committed to Delta.
   Status SendStatus(Lsn written, Lsn flushed, bool reply_requested = false);
 
+  /// Ends the stream (CopyDone) and waits up to `timeout_ms` for the server to end it too, so
+  /// that a status update sent before is processed rather than lost with the connection.
+  Status Finish(int timeout_ms);
+
   PgConnection& connection() { return *connection_; }
 
  private:

@@ -59,6 +59,10 @@ struct PgTransaction {
   int64_t commit_time_us = 0;
   bool streamed = false;
   std::vector<PgChange> changes;
+  /// Rows copied by the initial snapshot, not streamed: inserts become `r` rows whose ordinals
+  /// continue from `first_ordinal` (the snapshot arrives in several parts).
+  bool snapshot = false;
+  int64_t first_ordinal = 0;
 };
 
 class TransactionAssembler {
@@ -76,6 +80,9 @@ class TransactionAssembler {
   size_t open_streams() const { return streams_.size(); }
   /// Changes held for transactions not committed yet.
   size_t held_changes() const;
+  /// Between a Begin and its Commit, or inside a stream block: a keepalive arriving now does
+  /// not mean that everything before it was sent.
+  bool in_transaction() const { return open_.has_value() || stream_xid_.has_value(); }
 
  private:
   struct Streamed {

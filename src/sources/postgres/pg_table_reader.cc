@@ -1,0 +1,455 @@
+// PgTableReader: the catalog checks, the snapshot hand-off and the stream, batched into whole
+// transactions.
+#include "sources/postgres/pg_table_reader.h"
+
+#include <chrono>
+
+#include "sources/postgres/lsn.h"
+#include "sources/postgres/pg_change_rows.h"
+#include "sources/postgres/replication_stream.h"
+
+namespace cdclake::sources::postgres {
+namespace {
+
+constexpr const char* kCursor = "cdclake_snapshot";
+constexpr int64_t kFetchRows = 20000;
+constexpr int kWaitMs = 200;               // a quiet stream is asked where it is this often
+constexpr int64_t kStatusEveryMs = 10000;  // well inside wal_sender_timeout's 60 s default
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The first row's cell of a one-row answer ("" for NULL or no row).
+std::string Only(const PgRows& rows, size_t column = 0) {
+  if (rows.rows.empty() || column >= rows.rows[0].size() || !rows.rows[0][column]) return "";
+  return *rows.rows[0][column];
+}
+
+// An identifier as a person would type it: quoted only when it has to be.
+std::string Readable(const std::string& name) {
+  bool plain = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
+  for (char c : name)
+    plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  return plain ? name : QuoteIdentifier(name);
+}
+
+bool SameShape(const std::vector<RelationInfo::Column>& a,
+               const std::vector<RelationInfo::Column>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].type_oid != b[i].type_oid ||
+        a[i].type_modifier != b[i].type_modifier) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Touches(const PgTransaction& t, uint32_t oid) {
+  for (const PgChange& c : t.changes) {
+    if (c.relation == oid) return true;
+    for (uint32_t truncated : c.truncated) {
+      if (truncated == oid) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+json::Json PgPosition::ToJson() const {
+  json::Json out = json::Json::object();
+  out["postgres"] = system_id + "/" + database + "/" + slot;
+  out["lsn"] = FormatLsn(lsn);
+  return out;
+}
+
+Result<std::optional<PgPosition>> PgPosition::FromJson(const json::Json& value) {
+  if (!value.is_object() || !value.contains("postgres")) return std::optional<PgPosition>();
+  const json::Json& id = value["postgres"];
+  if (!id.is_string() || !value.contains("lsn") || !value["lsn"].is_string()) {
+    return Status::Corrupt("a PostgreSQL position needs \"postgres\" and \"lsn\" strings: " +
+                           json::Dump(value));
+  }
+  const std::string text = id.get<std::string>();
+  const size_t first = text.find('/');
+  const size_t last = text.rfind('/');
+  if (first == std::string::npos || first == last) {
+    return Status::Corrupt("a PostgreSQL position's \"postgres\" is <system>/<database>/<slot>: " +
+                           text);
+  }
+  PgPosition out;
+  out.system_id = text.substr(0, first);
+  out.database = text.substr(first + 1, last - first - 1);
+  out.slot = text.substr(last + 1);
+  CDCLAKE_ASSIGN_OR_RETURN(out.lsn, ParseLsn(value["lsn"].get<std::string>()));
+  return std::optional<PgPosition>(out);
+}
+
+std::string PgPosition::ToString() const {
+  return "pg:" + system_id + "/" + database + "/" + slot + "@" + FormatLsn(lsn);
+}
+
+Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
+    const PgTableSpec& spec, const std::optional<PgPosition>& resume) {
+  std::unique_ptr<PgTableReader> reader(new PgTableReader());
+  PgTableReader& r = *reader;
+  r.spec_ = spec;
+  CDCLAKE_ASSIGN_OR_RETURN(r.sql_, PgConnection::Connect(spec.connection));
+  PgConnection& sql = *r.sql_;
+  const std::string where = "PostgreSQL " + sql.Describe();
+
+  // The table, then the publication that must carry it.
+  CDCLAKE_ASSIGN_OR_RETURN(
+      PgRows table,
+      sql.Query("SELECT c.oid, n.nspname, c.relname, c.relreplident, c.relkind FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(" +
+                QuoteLiteral(spec.table) + ")"));
+  if (table.rows.empty() || (Only(table, 4) != "r" && Only(table, 4) != "p")) {
+    return Status::NotFound(where + ": read_postgres table '" + spec.table +
+                            "' is not a table there");
+  }
+  r.catalog_.oid = static_cast<uint32_t>(std::stoul(Only(table, 0)));
+  r.catalog_.schema = Only(table, 1);
+  r.catalog_.name = Only(table, 2);
+  r.catalog_.replica_identity = Only(table, 3).empty() ? 'd' : Only(table, 3)[0];
+  const std::string qualified = Readable(r.catalog_.schema) + "." + Readable(r.catalog_.name);
+  CDCLAKE_ASSIGN_OR_RETURN(
+      PgRows published, sql.Query("SELECT EXISTS(SELECT 1 FROM pg_publication WHERE pubname = " +
+                                  QuoteLiteral(spec.publication) +
+                                  "), EXISTS(SELECT 1 FROM pg_publication_tables WHERE pubname = " +
+                                  QuoteLiteral(spec.publication) +
+                                  " AND schemaname = " + QuoteLiteral(r.catalog_.schema) +
+                                  " AND tablename = " + QuoteLiteral(r.catalog_.name) + ")"));
+  if (Only(published, 0) != "t") {
+    return Status::NotFound(where + ": publication '" + spec.publication +
+                            "' does not exist; create it before the first run (the slot reads "
+                            "it from then on): CREATE PUBLICATION " +
+                            Readable(spec.publication) + " FOR TABLE " + qualified + ";");
+  }
+  if (Only(published, 1) != "t") {
+    return Status::InvalidArgument(where + ": publication '" + spec.publication +
+                                   "' does not publish " + qualified +
+                                   "; add it: ALTER PUBLICATION " + Readable(spec.publication) +
+                                   " ADD TABLE " + qualified + ";");
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(
+      PgRows columns,
+      sql.Query("SELECT attname, atttypid, atttypmod FROM pg_attribute WHERE attrelid = " +
+                std::to_string(r.catalog_.oid) +
+                " AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum"));
+  for (const auto& row : columns.rows) {
+    RelationInfo::Column c;
+    c.name = row[0].value_or("");
+    c.type_oid = static_cast<uint32_t>(std::stoul(row[1].value_or("0")));
+    c.type_modifier = std::stoi(row[2].value_or("-1"));
+    r.catalog_.columns.push_back(std::move(c));
+  }
+  // The key: the primary key, else the replica identity's index.
+  for (const char* which : {"indisprimary", "indisreplident"}) {
+    CDCLAKE_ASSIGN_OR_RETURN(
+        PgRows key,
+        sql.Query("SELECT a.attname FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH "
+                  "ORDINALITY AS k(attnum, place) JOIN pg_attribute a ON a.attrelid = "
+                  "i.indrelid AND a.attnum = k.attnum WHERE i.indrelid = " +
+                  std::to_string(r.catalog_.oid) + " AND i." + which + " ORDER BY k.place"));
+    for (const auto& row : key.rows) r.keys_.push_back(row[0].value_or(""));
+    if (!r.keys_.empty()) break;
+  }
+  if (r.keys_.empty()) {
+    return Status::InvalidArgument(where + ": " + qualified +
+                                   " has neither a primary key nor a replica identity index, so "
+                                   "its updates and deletes cannot be applied by key; add a "
+                                   "primary key");
+  }
+  for (RelationInfo::Column& c : r.catalog_.columns) {
+    for (const std::string& k : r.keys_) c.key = c.key || c.name == k;
+  }
+
+  CDCLAKE_ASSIGN_OR_RETURN(r.replication_, PgConnection::Connect(spec.connection, {true}));
+  CDCLAKE_ASSIGN_OR_RETURN(ReplicationSystem system, IdentifySystem(*r.replication_));
+  r.system_id_ = system.system_id;
+  r.database_ = system.database;
+  CDCLAKE_RETURN_IF_ERROR(r.CheckSlot(resume));
+  // A run reads what was committed before it began (and what comes while it reads).
+  CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql.Query("SELECT pg_current_wal_lsn()"));
+  CDCLAKE_ASSIGN_OR_RETURN(r.stop_at_, ParseLsn(Only(now)));
+  r.last_end_ = r.start_;
+  r.confirmed_.store(r.start_);
+  return reader;
+}
+
+PgTableReader::~PgTableReader() {
+  if (stream_) {
+    (void)SendStatus(false);
+    (void)stream_->Finish(2000);
+  }
+}
+
+Status PgTableReader::CheckSlot(const std::optional<PgPosition>& resume) {
+  const std::string where = "PostgreSQL " + sql_->Describe();
+  CDCLAKE_ASSIGN_OR_RETURN(
+      PgRows slot, sql_->Query("SELECT confirmed_flush_lsn, wal_status, active, plugin, database, "
+                               "active_pid FROM pg_replication_slots WHERE slot_name = " +
+                               QuoteLiteral(spec_.slot)));
+  const bool exists = !slot.rows.empty();
+  const std::string refresh =
+      "; a full refresh of the table (cdclake run --full-refresh TABLE) copies the table again "
+      "through a new slot";
+  if (resume) {
+    resume_ = resume;
+    const PgPosition& p = *resume;
+    if (p.system_id != system_id_ || p.database != database_ || p.slot != spec_.slot) {
+      return Status::InvalidArgument(where + ": the table was read from " + p.ToString() +
+                                     ", not from slot '" + spec_.slot + "' of database " +
+                                     database_ + " on system " + system_id_ + refresh);
+    }
+    if (!exists) {
+      return Status::NotFound(where + ": replication slot '" + spec_.slot +
+                              "' no longer exists, so the changes after " + FormatLsn(p.lsn) +
+                              " the table holds cannot be read" + refresh);
+    }
+    if (Only(slot, 1) == "lost") {
+      return Status::Conflict(where + ": replication slot '" + spec_.slot +
+                              "' was invalidated (wal_status 'lost': the server removed WAL it "
+                              "still needed, see max_slot_wal_keep_size); the changes after " +
+                              FormatLsn(p.lsn) + " are gone" + refresh);
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(Lsn confirmed, ParseLsn(Only(slot, 0)));
+    if (confirmed > p.lsn) {
+      return Status::Conflict(
+          where + ": replication slot '" + spec_.slot + "' has confirmed " + FormatLsn(confirmed) +
+          ", beyond the " + FormatLsn(p.lsn) +
+          " the table holds: something else read from the slot, advanced it or created it again, "
+          "and the changes between are not in the table" +
+          refresh);
+    }
+    start_ = p.lsn;
+    return Status::OK();
+  }
+  if (exists) {
+    if (Only(slot, 2) == "t") {
+      return Status::InvalidArgument(where + ": replication slot '" + spec_.slot +
+                                     "' is in use by process " + Only(slot, 5) +
+                                     "; each read_postgres needs a slot of its own");
+    }
+    // A slot without a position in the table: a first run that stopped before its snapshot
+    // committed. Its exported snapshot is gone, so it must be made again.
+    CDCLAKE_RETURN_IF_ERROR(
+        replication_->Execute("DROP_REPLICATION_SLOT " + QuoteIdentifier(spec_.slot)));
+    notices_.push_back("replication slot '" + spec_.slot +
+                       "' existed but the table records no position from it (a first run that "
+                       "stopped before its snapshot committed?): dropped it and copying the "
+                       "table again through a new one");
+  }
+  return BeginSnapshot();
+}
+
+Status PgTableReader::BeginSnapshot() {
+  CDCLAKE_ASSIGN_OR_RETURN(
+      CreatedSlot slot, CreateReplicationSlot(*replication_, spec_.slot, SnapshotAction::kExport));
+  start_ = slot.consistent_point;
+  // The snapshot lives while the replication connection is idle; once imported, the
+  // transaction keeps it.
+  CDCLAKE_RETURN_IF_ERROR(sql_->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+  CDCLAKE_RETURN_IF_ERROR(
+      sql_->Execute("SET TRANSACTION SNAPSHOT " + QuoteLiteral(slot.snapshot_name)));
+  std::string columns;
+  for (const RelationInfo::Column& c : catalog_.columns) {
+    columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(c.name);
+  }
+  CDCLAKE_RETURN_IF_ERROR(sql_->Execute(
+      std::string("DECLARE ") + kCursor + " NO SCROLL CURSOR FOR SELECT " + columns + " FROM " +
+      QuoteIdentifier(catalog_.schema) + "." + QuoteIdentifier(catalog_.name)));
+  snapshot_pending_ = true;
+  return Status::OK();
+}
+
+std::string PgTableReader::StartText() const {
+  if (resume_) return resume_->ToString();
+  return "snapshot of " + catalog_.schema + "." + catalog_.name;
+}
+
+Result<PgBatch> PgTableReader::ReadSnapshot() {
+  PgBatch batch;
+  batch.snapshot = true;
+  batch.rows.rows = data::RecordBatch(PgChangeSchema(catalog_));
+  const int64_t now_us = NowMs() * 1000;
+  int64_t ordinal = 0;
+  while (true) {
+    CDCLAKE_ASSIGN_OR_RETURN(
+        PgRows rows,
+        sql_->Query("FETCH FORWARD " + std::to_string(kFetchRows) + " FROM " + kCursor));
+    if (rows.rows.empty()) break;
+    PgTransaction part;
+    part.snapshot = true;
+    part.commit_lsn = start_;
+    part.end_lsn = start_;
+    part.commit_time_us = UnixToPostgresMicros(now_us);
+    part.first_ordinal = ordinal;
+    part.changes.reserve(rows.rows.size());
+    for (auto& row : rows.rows) {
+      PgChange change;
+      change.relation = catalog_.oid;
+      change.new_tuple.kinds.resize(row.size(), TupleCell::Kind::kNull);
+      change.new_tuple.values.resize(row.size());
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (!row[c]) continue;
+        change.new_tuple.kinds[c] = TupleCell::Kind::kText;
+        change.new_tuple.values[c] = std::move(*row[c]);
+      }
+      part.changes.push_back(std::move(change));
+    }
+    ordinal += static_cast<int64_t>(rows.rows.size());
+    CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(part, catalog_, keys_, database_, &batch.rows));
+  }
+  CDCLAKE_RETURN_IF_ERROR(sql_->Execute("COMMIT"));
+  batch.end = PgPosition{system_id_, database_, spec_.slot, start_};
+  batch.written_ms = now_us / 1000;
+  last_end_ = start_;
+  return batch;
+}
+
+Status PgTableReader::StartStreaming() {
+  ReplicationStream::Options options;
+  options.slot = spec_.slot;
+  options.publications = {spec_.publication};
+  options.start = start_;
+  options.streaming = true;
+  CDCLAKE_ASSIGN_OR_RETURN(stream_, ReplicationStream::Start(std::move(replication_), options));
+  last_status_ms_ = NowMs();
+  return Status::OK();
+}
+
+Status PgTableReader::SendStatus(bool reply_requested) {
+  const Lsn confirmed = confirmed_.load();
+  CDCLAKE_RETURN_IF_ERROR(
+      stream_->SendStatus(std::max(received_, confirmed), confirmed, reply_requested));
+  confirmed_sent_ = confirmed;
+  last_status_ms_ = NowMs();
+  return Status::OK();
+}
+
+Status PgTableReader::FillMovedRows(PgTransaction* transaction) {
+  for (PgChange& change : transaction->changes) {
+    // A 'K' tuple comes with an update only when the key changed (REPLICA IDENTITY DEFAULT or
+    // INDEX): a TOASTed value it left unchanged belongs to the old key's row, which is gone.
+    if (change.kind != PgChange::Kind::kUpdate || change.old_kind != 'K' ||
+        change.relation != catalog_.oid || !change.shape) {
+      continue;
+    }
+    const RelationInfo& shape = *change.shape;
+    OwnedTuple& tuple = change.new_tuple;
+    std::string wanted;
+    std::vector<size_t> missing;
+    std::string where;
+    for (size_t c = 0; c < tuple.kinds.size() && c < shape.columns.size(); ++c) {
+      const std::string name = QuoteIdentifier(shape.columns[c].name);
+      if (tuple.kinds[c] == TupleCell::Kind::kUnchanged) {
+        wanted += (wanted.empty() ? "" : ", ") + name;
+        missing.push_back(c);
+      }
+      if (!shape.columns[c].key) continue;
+      where += (where.empty() ? "" : " AND ") + name +
+               (tuple.kinds[c] == TupleCell::Kind::kText ? " = " + QuoteLiteral(tuple.values[c])
+                                                         : " IS NULL");
+    }
+    if (missing.empty() || where.empty()) continue;
+    // The value now (it may be newer than this change; a later change sets it again, so the
+    // table is exact once the run has read that far). A row deleted since stays unchanged.
+    CDCLAKE_ASSIGN_OR_RETURN(
+        PgRows now, sql_->Query("SELECT " + wanted + " FROM " + QuoteIdentifier(catalog_.schema) +
+                                "." + QuoteIdentifier(catalog_.name) + " WHERE " + where));
+    if (now.rows.size() != 1) continue;
+    for (size_t i = 0; i < missing.size(); ++i) {
+      const std::optional<std::string>& value = now.rows[0][i];
+      tuple.kinds[missing[i]] = value ? TupleCell::Kind::kText : TupleCell::Kind::kNull;
+      tuple.values[missing[i]] = value.value_or("");
+    }
+    ++moved_rows_filled_;
+  }
+  return Status::OK();
+}
+
+Result<bool> PgTableReader::AddTransaction(PgTransaction transaction, PgBatch* batch) {
+  const RelationInfo* shape = assembler_.relation(catalog_.oid);
+  if (shape != nullptr && Touches(transaction, catalog_.oid)) {
+    const bool empty = batch->rows.rows.num_rows() == 0 && batch->rows.rejected.empty();
+    if (!empty && !SameShape(shape->columns, batch_shape_)) {
+      held_ = std::move(transaction);
+      return false;
+    }
+    CDCLAKE_RETURN_IF_ERROR(FillMovedRows(&transaction));
+    if (empty) {
+      batch->rows = change::ChangeBatch();
+      batch->rows.rows = data::RecordBatch(PgChangeSchema(*shape));
+      batch_shape_ = shape->columns;
+    }
+    CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(transaction, *shape, keys_, database_, &batch->rows));
+  }
+  last_end_ = transaction.end_lsn;
+  batch->end.lsn = last_end_;
+  batch->written_ms = PostgresToUnixMicros(transaction.commit_time_us) / 1000;
+  ++batch->transactions;
+  return true;
+}
+
+Result<std::optional<PgBatch>> PgTableReader::Next() {
+  using Out = std::optional<PgBatch>;
+  if (snapshot_pending_) {
+    snapshot_pending_ = false;
+    CDCLAKE_ASSIGN_OR_RETURN(PgBatch snapshot, ReadSnapshot());
+    return Out(std::move(snapshot));
+  }
+  if (done_) return Out();
+  if (!stream_) CDCLAKE_RETURN_IF_ERROR(StartStreaming());
+  const Lsn batch_start = last_end_;
+  PgBatch batch;
+  batch.end = PgPosition{system_id_, database_, spec_.slot, last_end_};
+  const RelationInfo* known = assembler_.relation(catalog_.oid);
+  batch.rows.rows = data::RecordBatch(PgChangeSchema(known != nullptr ? *known : catalog_));
+  if (held_) {
+    PgTransaction t = std::move(*held_);
+    held_.reset();
+    CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(t), &batch));
+    (void)added;  // an empty batch takes any shape
+  }
+  while (true) {
+    if (confirmed_.load() != confirmed_sent_ || NowMs() - last_status_ms_ >= kStatusEveryMs) {
+      CDCLAKE_RETURN_IF_ERROR(SendStatus(false));
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<ReplicationFrame> frame, stream_->Next(kWaitMs));
+    if (!frame) {
+      // Quiet: ask where the server is (its keepalive answers with how far it has sent).
+      CDCLAKE_RETURN_IF_ERROR(SendStatus(true));
+      continue;
+    }
+    if (const auto* data = std::get_if<XLogData>(&*frame)) {
+      received_ = std::max(received_, data->wal_end);
+      CDCLAKE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder_.Decode(data->payload));
+      CDCLAKE_ASSIGN_OR_RETURN(std::optional<PgTransaction> done,
+                               assembler_.Add(message, data->data_start));
+      if (!done || done->end_lsn <= start_) continue;  // not whole yet, or in the table already
+      CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(*done), &batch));
+      if (!added || batch.rows.rows.num_rows() >= spec_.batch_rows) return Out(std::move(batch));
+      continue;
+    }
+    const auto& keepalive = std::get<Keepalive>(*frame);
+    received_ = std::max(received_, keepalive.wal_end);
+    if (keepalive.reply_requested) CDCLAKE_RETURN_IF_ERROR(SendStatus(false));
+    if (assembler_.in_transaction() || keepalive.wal_end < stop_at_) continue;
+    // Every transaction committed before the keepalive's position was sent before it, so the
+    // WAL up to it is read: it is the position, even where nothing of the table was in it
+    // (so the slot does not hold WAL for other tables and databases).
+    done_ = true;
+    last_end_ = std::max(last_end_, keepalive.wal_end);
+    batch.end.lsn = last_end_;
+    if (batch.transactions == 0 && last_end_ == batch_start) return Out();
+    return Out(std::move(batch));
+  }
+}
+
+}  // namespace cdclake::sources::postgres

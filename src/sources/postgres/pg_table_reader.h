@@ -1,0 +1,127 @@
+// PgTableReader: one PostgreSQL table read as change rows, exactly once across runs: the first
+// run copies the table in the snapshot a new replication slot exports and then streams from the
+// slot's consistent point; later runs stream from the position the Delta table recorded.
+// POSTGRES-SOURCE.md (sections 2 and 3) has the hand-off and the argument.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "change/change_batch.h"
+#include "json/json.h"
+#include "sources/postgres/pg_connection.h"
+#include "sources/postgres/pgoutput_decoder.h"
+#include "sources/postgres/pgoutput_message.h"
+#include "sources/postgres/transaction_assembler.h"
+
+namespace cdclake::sources::postgres {
+
+class ReplicationStream;
+
+/// read_postgres(connection => ..., publication => ..., slot => ..., table => ...).
+struct PgTableSpec {
+  std::string connection;   // libpq's conninfo
+  std::string publication;  // must exist and publish `table`
+  std::string slot;         // created on the first run
+  std::string table;        // "schema.name", or "name" in the search path
+  int64_t batch_rows = 100000;
+};
+
+/// How far a table read from PostgreSQL is: every transaction of the slot's stream that ends at
+/// or before `lsn` is in the table, none after it. Recorded with each Delta commit.
+struct PgPosition {
+  std::string system_id;  // IDENTIFY_SYSTEM's: a position is only good on its own cluster
+  std::string database;
+  std::string slot;
+  Lsn lsn = 0;
+
+  /// {"postgres": "<system_id>/<database>/<slot>", "lsn": "16/B374D848"}.
+  json::Json ToJson() const;
+  /// kCorrupt naming what is missing; nullopt for a position of another kind of source.
+  static Result<std::optional<PgPosition>> FromJson(const json::Json& value);
+  /// "pg:<system_id>/<database>/<slot>@16/B374D848".
+  std::string ToString() const;
+};
+
+/// A batch of whole transactions (or the whole initial snapshot) and the position after it.
+struct PgBatch {
+  change::ChangeBatch rows;
+  PgPosition end;
+  int64_t written_ms = 0;  // the last transaction's commit time (ms since the Unix epoch)
+  int64_t transactions = 0;
+  bool snapshot = false;
+};
+
+class PgTableReader {
+ public:
+  /// Connects and checks the publication, the table (its key: the primary key, else the
+  /// replica identity index) and the slot. `resume`: the position the table recorded, from
+  /// which the slot is read on (an error when the slot is gone, lost or ahead of it); nullopt:
+  /// the first run, which (re)creates the slot and copies the table first.
+  static Result<std::unique_ptr<PgTableReader>> Open(const PgTableSpec& spec,
+                                                     const std::optional<PgPosition>& resume);
+  ~PgTableReader();
+  PgTableReader(const PgTableReader&) = delete;
+  PgTableReader& operator=(const PgTableReader&) = delete;
+
+  /// The next batch: the snapshot (one batch, so that a crash before its commit leaves nothing
+  /// to undo), then whole transactions, at most about batch_rows rows unless one transaction
+  /// holds more. nullopt once every transaction committed before Open is read.
+  Result<std::optional<PgBatch>> Next();
+
+  /// Every transaction at or before `lsn` is durable in the table: the slot may let go of them.
+  /// Safe from any thread; sent with the next status update (and when the reader closes).
+  void Confirm(Lsn lsn) { confirmed_.store(lsn); }
+
+  /// Where reading starts: the recorded position, or "snapshot".
+  std::string StartText() const;
+  /// Things the user should know (a leftover slot dropped and created again).
+  const std::vector<std::string>& notices() const { return notices_; }
+  /// The table's key columns, as the catalog gives them.
+  const std::vector<std::string>& keys() const { return keys_; }
+
+ private:
+  PgTableReader() = default;
+  Status CheckSlot(const std::optional<PgPosition>& resume);
+  Status BeginSnapshot();
+  Result<PgBatch> ReadSnapshot();
+  Status StartStreaming();
+  // Adds a completed transaction to `batch`; false when its table's shape differs from the
+  // batch's (it is then kept for the next batch).
+  Result<bool> AddTransaction(PgTransaction transaction, PgBatch* batch);
+  // Updates that moved a row to another key carry no value for the TOASTed columns they left
+  // unchanged (those belong to the old key): they are read from the table by the new key.
+  Status FillMovedRows(PgTransaction* transaction);
+  Status SendStatus(bool reply_requested);
+
+  PgTableSpec spec_;
+  std::unique_ptr<PgConnection> sql_;
+  std::unique_ptr<PgConnection> replication_;  // until the stream takes it
+  std::unique_ptr<ReplicationStream> stream_;
+  std::string system_id_;
+  std::string database_;
+  RelationInfo catalog_;  // the table as the catalog describes it
+  std::vector<std::string> keys_;
+  std::optional<PgPosition> resume_;
+  bool snapshot_pending_ = false;
+  Lsn start_ = 0;    // transactions ending at or before it are in the table already
+  Lsn stop_at_ = 0;  // the WAL position when the reader opened: a run reads up to it
+  Lsn received_ = 0;
+  Lsn last_end_ = 0;  // the end of the last transaction (or idle WAL) handed out
+  std::atomic<Lsn> confirmed_{0};
+  Lsn confirmed_sent_ = 0;
+  int64_t last_status_ms_ = 0;
+  PgOutputDecoder decoder_;
+  TransactionAssembler assembler_;
+  std::optional<PgTransaction> held_;  // a transaction of another shape than the last batch's
+  std::vector<RelationInfo::Column> batch_shape_;
+  std::vector<std::string> notices_;
+  int64_t moved_rows_filled_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace cdclake::sources::postgres
