@@ -54,6 +54,12 @@ class BatchSource {
   /// Records the files read so far end in that are not whole yet (ChangeSource::Pending);
   /// empty for tables.
   virtual std::vector<sources::PendingFile> Pending() const { return {}; }
+
+  /// The batch that ended at `end` (InputBatch::end) is durable: committed to the target, or
+  /// recorded beside it when it changed nothing. A source that must tell its upstream how far
+  /// it may let go (a PostgreSQL slot) does so now, never earlier. May be called while Next
+  /// runs on another thread.
+  virtual void Committed(const json::Json& end) {}
 };
 
 /// `inner`, with each next batch read on a thread of its own while the caller works on the
@@ -69,6 +75,14 @@ Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
                                                      const std::string& folder,
                                                      const json::Json& position,
                                                      int64_t batch_rows);
+
+/// A PostgreSQL table's changes (read_postgres) from just after `position` (a PgPosition's
+/// JSON, as a commit of the flow recorded it; null: the first run, which copies the table
+/// first). Errors name the server and say what to do (create the publication, refresh the table
+/// when the slot is gone or ahead of the position).
+Result<std::unique_ptr<BatchSource>> OpenPostgresSource(const SourcePlan& source,
+                                                        const json::Json& position,
+                                                        int64_t batch_rows);
 
 /// Where a file source's flow records its position.
 struct FileSourceTarget {

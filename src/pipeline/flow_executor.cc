@@ -183,7 +183,13 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     params[kFlowParameter] = flow.name;
     params[kPositionParameter] = json::Dump(position);
 
-    if (flow.kind == FlowPlan::Kind::kIngest) {
+    if (flow.kind == FlowPlan::Kind::kIngest && rows.rows.num_rows() == 0 &&
+        rows.rejected.empty()) {
+      // Nothing to append (a stream that moved past other tables' changes): no commit, the
+      // position is kept beside the table as for an AUTO CDC batch that changed nothing.
+      unchanged_after = position;
+    } else if (flow.kind == FlowPlan::Kind::kIngest) {
+      unchanged_after.reset();
       std::vector<change::RejectedRecord> rejected;
       for (change::RejectedRecord& r : rows.rejected) {
         if (!quarantined_before || !apply::SortsBefore(r.position, *quarantined_before)) {
@@ -204,6 +210,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
           AppendWithCheckpoint(fs, flow.target_folder, rows.rows, spec,
                                AppendCheckpoint{flow.name, batch_no + 1, position}));
       ++batch_no;
+      source->Committed(position);
       report.counts.applied = rows.rows.num_rows();
       report.counts.inserted = rows.rows.num_rows();
       report.table_version = version;
@@ -232,6 +239,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       // Nothing changed, so no commit records the position; the last such batch's is kept.
       if (result.version || result.quarantine_version) {
         unchanged_after.reset();
+        // Only the target's commits are where the next run resumes (FindFlowCommit).
+        if (result.version) source->Committed(position);
       } else {
         unchanged_after = position;
       }
@@ -251,9 +260,10 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   }
   // A position no commit records is kept beside the table, or every later run would read that
   // input again (best effort: without it, the input is read again and changes nothing again).
-  if (unchanged_after) {
-    (void)RecordUnchangedPosition(fs, flow.target_folder, QuarantineFolder(flow), flow.name,
-                                  *unchanged_after);
+  if (unchanged_after && RecordUnchangedPosition(fs, flow.target_folder, QuarantineFolder(flow),
+                                                 flow.name, *unchanged_after)
+                             .ok()) {
+    source->Committed(*unchanged_after);
   }
   outcome->source_counts = source->Counts();
   outcome->pending = source->Pending();
@@ -306,6 +316,8 @@ Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecu
 Result<std::optional<change::ChangeBatch>> PeekSource(io::FileSystem& fs, const FlowPlan& flow) {
   constexpr int64_t kPeekRows = 1000;
   std::unique_ptr<BatchSource> source;
+  // Opening read_postgres creates its slot: its columns are checked by its first batch.
+  if (flow.source.kind == SourcePlan::Kind::kPostgres) return std::optional<change::ChangeBatch>();
   if (flow.source.kind == SourcePlan::Kind::kTable) {
     CDCLAKE_ASSIGN_OR_RETURN(bool upstream, delta::TableExists(fs, flow.source.table_folder));
     if (!upstream) return std::optional<change::ChangeBatch>();
@@ -352,7 +364,8 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
   }
   CDCLAKE_RETURN_IF_ERROR(ApplyChangedProperties(fs, flow));
   if (flow.kind == FlowPlan::Kind::kSnapshot) return RunSnapshotFlow(fs, flow, execution, outcome);
-  if (flow.source.kind == SourcePlan::Kind::kTable) {
+  if (flow.source.kind == SourcePlan::Kind::kTable ||
+      flow.source.kind == SourcePlan::Kind::kPostgres) {
     json::Json position;
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit,
                              FindFlowCommit(fs, flow.target_folder, flow.name));
@@ -363,11 +376,18 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
           FindUnchangedPosition(fs, flow.target_folder, QuarantineFolder(flow), flow.name));
       if (unchanged) position = std::move(*unchanged);
     }
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::SourcePosition> quarantined_before,
+                             TableQuarantinedBefore(fs, flow));
+    if (flow.source.kind == SourcePlan::Kind::kPostgres) {
+      CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
+                               OpenPostgresSource(flow.source, position, execution.batch_rows));
+      // Bronze columns carry the unchanged (TOASTed) cells' marks to the flows downstream.
+      return RunStreamFlow(fs, flow, execution, std::move(source), quarantined_before,
+                           flow.kind == FlowPlan::Kind::kIngest, outcome);
+    }
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
                              OpenTableSource(fs, flow.source.table, flow.source.table_folder,
                                              position, execution.batch_rows));
-    CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::SourcePosition> quarantined_before,
-                             TableQuarantinedBefore(fs, flow));
     return RunStreamFlow(fs, flow, execution, std::move(source), quarantined_before, false,
                          outcome);
   }

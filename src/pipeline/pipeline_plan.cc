@@ -180,6 +180,43 @@ class Planner {
     return Status::OK();
   }
 
+  Status ReadPostgresOptions(const sql::SourceRef& ref, SourcePlan* source) const {
+    source->kind = SourcePlan::Kind::kPostgres;
+    if (!ref.streaming) {
+      return ErrorAt(ref.position,
+                     "read_postgres is a stream of changes: write STREAM(read_postgres(...))");
+    }
+    sources::postgres::PgTableSpec& spec = source->postgres;
+    for (const sql::NamedArgument& arg : ref.options) {
+      const std::string key = ToLower(arg.name);
+      std::string* into = key == "connection"    ? &spec.connection
+                          : key == "publication" ? &spec.publication
+                          : key == "slot"        ? &spec.slot
+                          : key == "table"       ? &spec.table
+                                                 : nullptr;
+      if (into == nullptr) {
+        return ErrorAt(arg.position, "read_postgres option '" + arg.name +
+                                         "' is not supported (connection, publication, slot, "
+                                         "table)");
+      }
+      if (arg.kind != sql::NamedArgument::Kind::kString || arg.value.empty()) {
+        return ErrorAt(arg.position, "read_postgres " + arg.name + " must be a non-empty string");
+      }
+      *into = arg.value;
+    }
+    for (const auto& [name, value] : {std::pair{"connection", &spec.connection},
+                                      {"publication", &spec.publication},
+                                      {"slot", &spec.slot},
+                                      {"table", &spec.table}}) {
+      if (value->empty()) {
+        return ErrorAt(ref.position, std::string("read_postgres needs ") + name +
+                                         " => '...' (connection, publication, slot and table "
+                                         "are required)");
+      }
+    }
+    return Status::OK();
+  }
+
   // Resolves `ref` into `source`, following views (each view's query becomes a transform, the
   // innermost first). `seen` holds the views on the way, to refuse a view that reads itself.
   Status Resolve(const sql::SourceRef& ref, SourcePlan* source,
@@ -187,6 +224,10 @@ class Planner {
     if (ref.kind == sql::SourceRef::Kind::kReadFiles) {
       source->streaming = source->streaming && ref.streaming;
       return ReadFilesOptions(ref, source);
+    }
+    if (ref.kind == sql::SourceRef::Kind::kReadPostgres) {
+      source->streaming = source->streaming && ref.streaming;
+      return ReadPostgresOptions(ref, source);
     }
     if (const sql::CreateView* view = FindView(ref.table)) {
       if (!seen->insert(view).second) {
@@ -496,6 +537,10 @@ class Planner {
 std::string SourcePlan::Describe() const {
   if (kind == Kind::kFiles) {
     return "files '" + pattern + "' (" + std::string(sources::SourceFormatName(format)) + ")";
+  }
+  if (kind == Kind::kPostgres) {
+    return "postgres table " + postgres.table + " (publication " + postgres.publication +
+           ", slot " + postgres.slot + ")";
   }
   std::string out = "table " + table;
   if (!transforms.empty()) out += " through " + std::to_string(transforms.size()) + " SELECT";

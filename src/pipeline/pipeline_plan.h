@@ -15,13 +15,14 @@
 #include "data/schema.h"
 #include "pipeline/warehouse.h"
 #include "sources/change_source.h"
+#include "sources/postgres/pg_table_reader.h"
 #include "sql/pipeline_ast.h"
 
 namespace cdclake::pipeline {
 
 /// Where a flow's rows come from, before the flow's own clauses.
 struct SourcePlan {
-  enum class Kind { kFiles, kTable };
+  enum class Kind { kFiles, kTable, kPostgres };
   Kind kind = Kind::kFiles;
   // kFiles: read_files('pattern', format => ..., schema => ..., fileFormat => ...).
   std::string pattern;
@@ -31,13 +32,15 @@ struct SourcePlan {
   // stream of its appended rows.
   std::string table;         // canonical name
   std::string table_folder;  // its folder
+  // kPostgres: read_postgres(connection => ..., publication => ..., slot => ..., table => ...).
+  sources::postgres::PgTableSpec postgres;
   /// SELECT transforms applied to the rows in this order (views' queries, then the streaming
   /// table's own AS SELECT); empty to pass rows as they are.
   std::vector<sql::SelectQuery> transforms;
   /// Whether the source is read with STREAM(...) (a batch read of files re-reads every file).
   bool streaming = true;
 
-  /// "files 'data/*.json' (debezium)" or "table shop.bronze".
+  /// "files 'data/*.json' (debezium)", "table shop.bronze" or "postgres table public.t (slot s)".
   std::string Describe() const;
 };
 

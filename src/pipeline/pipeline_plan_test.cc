@@ -101,6 +101,58 @@ CREATE OR REFRESH STREAMING TABLE LIVE.c.s.t;
   EXPECT_EQ(f.source.Describe(), "files '/in/*.json' (debezium)");
 }
 
+TEST(PipelinePlanTest, ReadPostgresNamesItsTableSlotAndPublication) {
+  const std::string text = R"(
+CREATE OR REFRESH STREAMING TABLE shop.bronze
+AS SELECT * FROM STREAM(read_postgres(
+     connection  => '${pg}',
+     publication => 'cdclake',
+     slot        => 'cdclake_shop',
+     table       => 'public.customers'));
+CREATE OR REFRESH STREAMING TABLE shop.direct;
+CREATE FLOW direct AS AUTO CDC INTO shop.direct
+FROM STREAM(read_postgres(connection => 'host=db', publication => 'p', slot => 's2',
+                          table => 'orders'))
+KEYS (id) SEQUENCE BY _seq;
+)";
+  auto plan = PlanText(text, {{"pg", "host=127.0.0.1 port=5432"}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const FlowPlan* bronze = FindFlow(*plan, "shop.bronze");
+  ASSERT_NE(bronze, nullptr);
+  EXPECT_EQ(bronze->source.kind, SourcePlan::Kind::kPostgres);
+  EXPECT_EQ(bronze->source.postgres.connection, "host=127.0.0.1 port=5432");
+  EXPECT_EQ(bronze->source.postgres.publication, "cdclake");
+  EXPECT_EQ(bronze->source.postgres.slot, "cdclake_shop");
+  EXPECT_EQ(bronze->source.postgres.table, "public.customers");
+  EXPECT_EQ(bronze->source.Describe(),
+            "postgres table public.customers (publication cdclake, slot cdclake_shop)");
+  const FlowPlan* direct = FindFlow(*plan, "direct");
+  ASSERT_NE(direct, nullptr);
+  EXPECT_EQ(direct->kind, FlowPlan::Kind::kAutoCdc);
+  EXPECT_EQ(direct->source.postgres.table, "orders");
+}
+
+TEST(PipelinePlanTest, ReadPostgresMistakesAreNamed) {
+  const std::string head = "CREATE OR REFRESH STREAMING TABLE t AS SELECT * FROM ";
+  EXPECT_NE(PlanError(head + "STREAM(read_postgres(connection => 'x', publication => 'p', "
+                             "slot => 's'))")
+                .find("read_postgres needs table => '...'"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "read_postgres(connection => 'x', publication => 'p', slot => 's', "
+                             "table => 't')")
+                .find("write STREAM(read_postgres(...))"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "STREAM(read_postgres(connection => 'x', publication => 'p', "
+                             "slot => 's', table => 't', startingLsn => '0/1'))")
+                .find("read_postgres option 'startingLsn' is not supported"),
+            std::string::npos);
+  auto positional = PlanText(head + "STREAM(read_postgres('host=x'))");
+  ASSERT_FALSE(positional.ok());
+  EXPECT_NE(positional.status().message().find("read_postgres takes arguments as name => value"),
+            std::string::npos)
+      << positional.status().ToString();
+}
+
 TEST(PipelinePlanTest, ReadFilesFormatsAndBatchReads) {
   PipelinePlan plan = MustPlan(R"(
 CREATE STREAMING TABLE a AS SELECT * FROM read_files('/a/*.jsonl', format => 'JSON');

@@ -44,7 +44,7 @@ struct ColumnSelection {
   SourcePosition position;  // of the list; meaningless for kAll when the clause is absent
 };
 
-/// One `name => value` argument of read_files(...).
+/// One `name => value` argument of read_files(...) or read_postgres(...).
 struct NamedArgument {
   enum class Kind { kString, kNumber, kBoolean };
   std::string name;
@@ -53,14 +53,15 @@ struct NamedArgument {
   SourcePosition position;
 };
 
-/// What a flow or query reads: a table or view by name, or files through read_files(...).
+/// What a flow or query reads: a table or view by name, files through read_files(...), or a
+/// PostgreSQL table's changes through read_postgres(...).
 struct SourceRef {
-  enum class Kind { kTable, kReadFiles };
+  enum class Kind { kTable, kReadFiles, kReadPostgres };
   Kind kind = Kind::kTable;
   bool streaming = false;              // STREAM(x) or STREAM x
   TableName table;                     // kTable
   std::string path;                    // kReadFiles: the first (positional) argument
-  std::vector<NamedArgument> options;  // kReadFiles: the named arguments in order
+  std::vector<NamedArgument> options;  // the function's named arguments in order
   SourcePosition position;
 
   /// The option named `name` (case-insensitive), or nullptr.

@@ -94,12 +94,15 @@ class SelectParser {
       return ts_.Expected("a table name, STREAM(...) or read_files(...)");
     }
     if (t.kind == TokenKind::kIdentifier && ts_.PeekOperator("(", 1)) {
-      if (t.IsKeyword("read_files")) return ParseReadFiles(source);
+      if (t.IsKeyword("read_files")) return ParseFunction(source, SourceRef::Kind::kReadFiles);
+      if (t.IsKeyword("read_postgres")) {
+        return ParseFunction(source, SourceRef::Kind::kReadPostgres);
+      }
       if (t.IsKeyword("cloud_files")) {
         return NotSupported(ts_, t, "cloud_files(...)", "use read_files(...)");
       }
       return NotSupported(ts_, t, "the table-valued function '" + t.text + "'",
-                          "sources are tables, views and read_files(...)");
+                          "sources are tables, views, read_files(...) and read_postgres(...)");
     }
     source->kind = SourceRef::Kind::kTable;
     CDCLAKE_ASSIGN_OR_RETURN(source->table,
@@ -107,28 +110,37 @@ class SelectParser {
     if (ts_.PeekOperator("(")) {
       return NotSupported(ts_, ts_.Peek(),
                           "the table-valued function '" + source->table.ToString() + "'",
-                          "sources are tables, views and read_files(...)");
+                          "sources are tables, views, read_files(...) and read_postgres(...)");
     }
     return Status::OK();
   }
 
-  // read_files('path', name => value, ...).
-  Status ParseReadFiles(SourceRef* source) {
-    source->kind = SourceRef::Kind::kReadFiles;
-    ts_.Next();  // read_files
+  // read_files('path', name => value, ...) or read_postgres(name => value, ...).
+  Status ParseFunction(SourceRef* source, SourceRef::Kind kind) {
+    source->kind = kind;
+    const bool files = kind == SourceRef::Kind::kReadFiles;
+    const std::string function = files ? "read_files" : "read_postgres";
+    ts_.Next();  // the function's name
     const Token& open = ts_.Next();
-    CDCLAKE_ASSIGN_OR_RETURN(source->path, ExpectString(ts_, "the path of read_files as a string"));
-    while (ts_.AcceptOperator(",")) {
+    bool first = true;
+    if (files) {
+      CDCLAKE_ASSIGN_OR_RETURN(source->path,
+                               ExpectString(ts_, "the path of read_files as a string"));
+      first = false;
+    }
+    while (first ? !ts_.PeekOperator(")") : ts_.AcceptOperator(",")) {
+      first = false;
       NamedArgument arg;
       const Token& name_token = ts_.Peek();
       arg.position = PositionOf(ts_, name_token);
       if (name_token.kind != TokenKind::kIdentifier &&
           name_token.kind != TokenKind::kQuotedIdentifier) {
         if (name_token.kind == TokenKind::kString || name_token.kind == TokenKind::kNumber) {
-          return ts_.ErrorAt(name_token,
-                             "read_files takes one path; write further arguments as name => value");
+          return ts_.ErrorAt(name_token, files ? "read_files takes one path; write further "
+                                                 "arguments as name => value"
+                                               : "read_postgres takes arguments as name => value");
         }
-        return ts_.Expected("an option name of read_files");
+        return ts_.Expected("an option name of " + function);
       }
       arg.name = ts_.Next().text;
       const Token& eq = ts_.Peek();
@@ -157,13 +169,13 @@ class SelectParser {
       }
       for (const NamedArgument& other : source->options) {
         if (ToLowerAscii(other.name) == ToLowerAscii(arg.name)) {
-          return ts_.ErrorAt(name_token, "read_files option '" + arg.name + "' appears twice");
+          return ts_.ErrorAt(name_token, function + " option '" + arg.name + "' appears twice");
         }
       }
       source->options.push_back(std::move(arg));
     }
     if (!ts_.AcceptOperator(")")) {
-      return ts_.Expected("',' or ')' to close the read_files( at " +
+      return ts_.Expected("',' or ')' to close the " + function + "( at " +
                           DescribePosition(ts_.source(), open.offset));
     }
     return Status::OK();

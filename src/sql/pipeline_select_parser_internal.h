@@ -1,5 +1,6 @@
 // Pipeline SELECT queries and sources: SELECT items FROM source [WHERE cond], where a source is
-// a name, STREAM(name), STREAM name or read_files('glob', k => v, ...), streamed or not.
+// a name, STREAM(name), STREAM name, read_files('glob', k => v, ...) or read_postgres(k => v, ...),
+// streamed or not.
 #pragma once
 
 #include "base/result.h"

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# read_postgres end to end against a real PostgreSQL (issue 15): the first run copies the table
+# through a new slot's exported snapshot, later runs stream; bronze gets every change once, an
+# SCD1 silver built from bronze and one reading read_postgres directly equal the source table
+# after inserts, updates (TOASTed values left unchanged), deletes, primary-key changes, a rolled
+# back savepoint, a transaction large enough to be streamed in progress, and a TRUNCATE; a run
+# with nothing new commits nothing; the slot's confirmed position follows the commits and
+# advances over other databases' WAL; a cdclake killed at random moments and run again leaves
+# every table the same; a dropped slot stops the flow with an error that says what to do, and a
+# full refresh copies the table again; a leftover slot with no position is made again.
+# Usage: postgres_source_test.sh CDCLAKE_BIN
+# CDCLAKE_PG_KILL_ROUNDS (default 6) kills; CDCLAKE_PG_BINDIR picks the PostgreSQL binaries.
+set -euo pipefail
+bin=$1
+rounds=${CDCLAKE_PG_KILL_ROUNDS:-6}
+work=$(mktemp -d)
+pgbin=${CDCLAKE_PG_BINDIR:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
+[ -x "$pgbin/initdb" ] || { echo "FAIL: no PostgreSQL binaries (scripts/setup installs them)"; exit 1; }
+pgdir=$(mktemp -d /tmp/cdclake-pg-XXXXXX)
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" = 0 ] && chown postgres "$pgdir"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cleanup() {
+  as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$work" "$pgdir"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+expect_eq() { [ "$1" = "$2" ] || fail "${3:-}expected [$2], got [$1]"; }
+
+as_pg "$pgbin/initdb" -D "$pgdir/data" -U cdclake --auth=trust -E UTF8 --no-locale --no-sync \
+  >"$pgdir/initdb.log" 2>&1 || fail "initdb: $(cat "$pgdir/initdb.log")"
+as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w -t 60 \
+  -o "-p $port -c listen_addresses=127.0.0.1 -k $pgdir -c wal_level=logical \
+      -c max_wal_senders=10 -c max_replication_slots=10 -c logical_decoding_work_mem=64kB \
+      -c shared_buffers=16MB -c fsync=off" start >/dev/null || fail "pg_ctl start: $(cat "$pgdir/server.log")"
+conninfo="host=127.0.0.1 port=$port user=cdclake dbname=postgres"
+sql() { "$pgbin/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cdclake -d "${DB:-postgres}" -c "$1"; }
+cd "$work"
+
+sql "CREATE TABLE customers (id int PRIMARY KEY, name text, balance numeric(12,2), notes text);
+     ALTER TABLE customers ALTER notes SET STORAGE EXTERNAL;
+     INSERT INTO customers SELECT g, 'name ' || g, g * 1.25, repeat(md5(g::text), 100)
+       FROM generate_series(1, 200) g;
+     CREATE PUBLICATION cdclake FOR TABLE customers;"
+
+cat > p.sql <<'SQL'
+CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
+AS SELECT * FROM STREAM(read_postgres(
+     connection  => '${pg}',
+     publication => 'cdclake',
+     slot        => 'cdclake_shop',
+     table       => 'public.customers'));
+
+CREATE OR REFRESH STREAMING TABLE shop.customers;
+CREATE FLOW customers AS AUTO CDC INTO shop.customers
+FROM STREAM(shop.bronze_customers)
+KEYS (id)
+APPLY AS DELETE WHEN _op = 'd'
+APPLY AS TRUNCATE WHEN _op = 't'
+SEQUENCE BY _seq
+COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table)
+STORED AS SCD TYPE 1;
+
+CREATE OR REFRESH STREAMING TABLE shop.customers_direct;
+CREATE FLOW customers_direct AS AUTO CDC INTO shop.customers_direct
+FROM STREAM(read_postgres(connection => '${pg}', publication => 'cdclake',
+                          slot => 'cdclake_direct', table => 'customers'))
+KEYS (id)
+APPLY AS DELETE WHEN _op = 'd'
+APPLY AS TRUNCATE WHEN _op = 't'
+SEQUENCE BY _seq
+COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table)
+STORED AS SCD TYPE 1;
+SQL
+
+run() { "$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" "$@"; }
+table_rows() { "$bin" show "$work/lake/shop/$1" --format csv --columns id,name,balance,notes --order-by id | tail -n +2; }
+source_rows() { sql "SELECT id, name, balance, notes FROM customers ORDER BY id" | tr '|' ','; }
+same_as_source() {
+  source_rows > want.csv
+  for t in customers customers_direct; do
+    table_rows "$t" > "got_$t.csv"
+    cmp -s want.csv "got_$t.csv" ||
+      fail "$1: shop.$t differs from PostgreSQL's table: $(diff want.csv "got_$t.csv" | cut -c1-160 | head -6)"
+  done
+}
+version_of() { ls "$work/lake/shop/$1/_delta_log/" | grep -c '\.json$'; }
+bronze_count() { "$bin" show "$work/lake/shop/bronze_customers" --format csv --columns "$1" | tail -n +2 | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' '; }
+confirmed() { sql "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '$1'"; }
+
+# 1. The first run copies the table: 200 `r` rows in bronze, both silvers equal to the source.
+run > run1.log 2>&1 || fail "first run: $(cat run1.log)"
+expect_eq "$(bronze_count _op)" "r=200 " "bronze after the snapshot: "
+same_as_source "after the snapshot"
+before_changes=$(sql "SELECT pg_current_wal_lsn()")
+
+# 2. Changes of every kind, then a run: streamed, applied once.
+sql "UPDATE customers SET balance = balance + 1 WHERE id % 10 = 0"   # notes: unchanged TOAST
+sql "DELETE FROM customers WHERE id BETWEEN 21 AND 25"
+sql "UPDATE customers SET id = 1005, name = 'moved' WHERE id = 5"     # a key change
+sql "BEGIN; INSERT INTO customers VALUES (300, 'kept', 1, 'x');
+     SAVEPOINT s; INSERT INTO customers VALUES (301, 'rolled back', 1, 'y'); ROLLBACK TO s;
+     UPDATE customers SET name = 'renamed' WHERE id = 7; COMMIT;"
+sql "INSERT INTO customers SELECT g, 'bulk ' || g, g, md5(g::text) FROM generate_series(1000, 4999) g WHERE g <> 1005"
+sql "BEGIN; INSERT INTO customers VALUES (400, 'aborted', 1, 'z'); ROLLBACK;"
+run > run2.log 2>&1 || fail "second run: $(cat run2.log)"
+same_as_source "after inserts, updates, deletes and a key change"
+grep -q "r=200" <<<"$(bronze_count _op)" || fail "the snapshot rows changed: $(bronze_count _op)"
+acked=$(confirmed cdclake_shop)
+[ "$(sql "SELECT '$acked'::pg_lsn > '$before_changes'::pg_lsn")" = t ] ||
+  fail "the slot's confirmed position $acked did not move past $before_changes"
+
+# 3. Nothing new: no commit anywhere.
+v_bronze=$(version_of bronze_customers); v_silver=$(version_of customers)
+run > run3.log 2>&1 || fail "third run: $(cat run3.log)"
+expect_eq "$(version_of bronze_customers)" "$v_bronze" "bronze versions after a run with nothing new: "
+expect_eq "$(version_of customers)" "$v_silver" "silver versions after a run with nothing new: "
+
+# 4. WAL of another database only: the slots' confirmed positions still advance over it.
+sql "CREATE DATABASE other"
+DB=other sql "CREATE TABLE noise AS SELECT g FROM generate_series(1, 20000) g"
+other_end=$(sql "SELECT pg_current_wal_lsn()")
+run > run4.log 2>&1 || fail "fourth run: $(cat run4.log)"
+for s in cdclake_shop cdclake_direct; do
+  [ "$(sql "SELECT confirmed_flush_lsn >= '$other_end'::pg_lsn FROM pg_replication_slots WHERE slot_name = '$s'")" = t ] ||
+    fail "slot $s stayed at $(confirmed $s) while other databases wrote up to $other_end"
+done
+expect_eq "$(version_of customers)" "$v_silver" "silver versions after other databases' writes: "
+
+# 5. Killed at random moments while changes keep coming, run again: the same tables, and no
+#    change twice in bronze (each (id, _seq) once).
+killed=0
+for i in $(seq 1 "$rounds"); do
+  # Many small transactions, so that a run has many batches to be killed between.
+  for j in $(seq 1 20); do
+    echo "UPDATE customers SET balance = balance + $i WHERE id % 97 = $(( (i * 20 + j) % 97 ));"
+  done > round.sql
+  echo "INSERT INTO customers VALUES ($((5000 + i)), 'k$i', $i, 'n'); DELETE FROM customers WHERE id = $((1000 + i));" >> round.sql
+  "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cdclake -d postgres -f round.sql
+  "$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" --batch-rows 20 \
+    > "kill$i.log" 2>&1 &
+  pid=$!
+  sleep "0.$((RANDOM % 4))$((RANDOM % 10))"
+  kill -9 "$pid" 2>/dev/null && killed=$((killed + 1)) || true
+  wait "$pid" 2>/dev/null || true
+done
+[ "$killed" -gt 0 ] || fail "no run was killed before it finished: the kills test nothing"
+
+run > run5.log 2>&1 || fail "run after the kills: $(cat run5.log)"
+same_as_source "after $rounds kills"
+dups=$("$bin" show "$work/lake/shop/bronze_customers" --format csv --columns id,_seq | tail -n +2 | sort | uniq -d | wc -l)
+expect_eq "$dups" "0" "bronze rows held twice after the kills: "
+
+# 6. TRUNCATE reaches both silvers as a truncate.
+sql "TRUNCATE customers; INSERT INTO customers VALUES (1, 'after truncate', 2, 'n')"
+run > run6.log 2>&1 || fail "run after TRUNCATE: $(cat run6.log)"
+same_as_source "after TRUNCATE"
+
+# 7. The slot of a flow is dropped: the flow stops with an error saying what to do; the other
+#    flows go on; a full refresh copies the table again.
+sql "SELECT pg_drop_replication_slot('cdclake_direct')" > /dev/null
+sql "INSERT INTO customers VALUES (2, 'while the slot was gone', 3, 'n')"
+set +e
+run > run7.log 2>&1
+code=$?
+set -e
+[ "$code" -ne 0 ] || fail "a dropped slot went unnoticed: $(cat run7.log)"
+grep -q "cdclake_direct' no longer exists" run7.log || fail "the error does not name the slot: $(cat run7.log)"
+grep -q -- "--full-refresh" run7.log || fail "the error does not say what to do: $(cat run7.log)"
+expect_eq "$(table_rows customers | wc -l)" "2" "silver from bronze while the other slot was gone: "
+run --full-refresh shop.customers_direct > run8.log 2>&1 || fail "full refresh: $(cat run8.log)"
+same_as_source "after a full refresh"
+
+# 8. A slot left by a first run that never committed (no position in its table) is made again.
+sql "SELECT pg_create_logical_replication_slot('cdclake_fresh', 'pgoutput')" > /dev/null
+sed -e 's/cdclake_direct/cdclake_fresh/; s/customers_direct/customers_fresh/g' p.sql > fresh.sql
+"$bin" run "$work/fresh.sql" --warehouse "$work/lake" --var "pg=$conninfo" > run9.log 2>&1 ||
+  fail "leftover slot: $(cat run9.log)"
+grep -q "dropped it and copying the table again" run9.log || fail "no notice of the leftover slot: $(cat run9.log)"
+expect_eq "$(table_rows customers_fresh)" "$(source_rows)" "table read through a remade slot: "
+
+# 9. A missing publication is named with the statement that creates it.
+sed -e "s/publication => 'cdclake'/publication => 'nope'/; s/cdclake_shop/cdclake_x/; s/cdclake_direct/cdclake_y/; s/shop\./bad./g" p.sql > bad.sql
+set +e
+"$bin" run "$work/bad.sql" --warehouse "$work/lake" --var "pg=$conninfo" > run10.log 2>&1
+set -e
+grep -q "publication 'nope' does not exist" run10.log || fail "missing publication: $(cat run10.log)"
+grep -q "CREATE PUBLICATION nope FOR TABLE public.customers" run10.log ||
+  fail "the error does not say how to create it: $(cat run10.log)"
+echo "read_postgres: ok ($killed of $rounds runs killed before they finished)"
