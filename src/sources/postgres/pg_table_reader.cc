@@ -360,9 +360,11 @@ Status PgTableReader::FillMovedRows(PgTransaction* transaction) {
     if (missing.empty() || where.empty()) continue;
     // The value now (it may be newer than this change; a later change sets it again, so the
     // table is exact once the run has read that far). A row deleted since stays unchanged.
-    CDCLAKE_ASSIGN_OR_RETURN(
-        PgRows now, sql_->Query("SELECT " + wanted + " FROM " + QuoteIdentifier(catalog_.schema) +
-                                "." + QuoteIdentifier(catalog_.name) + " WHERE " + where));
+    std::string query = "SELECT " + wanted;
+    query += " FROM " + QuoteIdentifier(catalog_.schema);
+    query += "." + QuoteIdentifier(catalog_.name);
+    query += " WHERE " + where;
+    CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql_->Query(query));
     if (now.rows.size() != 1) continue;
     for (size_t i = 0; i < missing.size(); ++i) {
       const std::optional<std::string>& value = now.rows[0][i];

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# read_postgres against PostgreSQL's own tools, in one run on one temporary server:
+# - the first run's copy of a table (snapshot through the slot's exported snapshot, into a bronze
+#   Delta table and an SCD1 silver) beside `COPY table TO STDOUT` into /dev/null (the floor: the
+#   server producing the same rows' text and nothing else);
+# - streaming: CHANGES updates in transactions of TXN rows, read by `cdclake run` into bronze and
+#   silver, beside pg_recvlogical reading the same changes through pgoutput into /dev/null (the
+#   server decoding them and nothing else).
+# Usage: bench/postgres_source_bench.sh CDCLAKE_BIN; sizes from ROWS (default 1000000),
+# CHANGES (default 200000) and TXN (default 100).
+set -euo pipefail
+bin=$(realpath "$1")
+rows=${ROWS:-1000000}
+changes=${CHANGES:-200000}
+txn=${TXN:-100}
+pgbin=${CDCLAKE_PG_BINDIR:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
+work=$(mktemp -d /tmp/cdclake-pgbench-XXXXXX)
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" = 0 ] && chown postgres "$work"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cleanup() {
+  as_pg "$pgbin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+[ -n "${KEEP_LOGS:-}" ] && trap 'cp "$work"/*.log "$KEEP_LOGS"/ 2>/dev/null; cleanup' EXIT
+as_pg "$pgbin/initdb" -D "$work/data" -U cdclake --auth=trust -E UTF8 --no-locale >/dev/null
+as_pg "$pgbin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -t 60 \
+  -o "-p $port -c listen_addresses=127.0.0.1 -k $work -c wal_level=logical -c max_wal_senders=10 \
+      -c max_replication_slots=10 -c shared_buffers=256MB -c max_wal_size=4GB" start >/dev/null
+conninfo="host=127.0.0.1 port=$port user=cdclake dbname=postgres"
+sql() { "$pgbin/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cdclake -d postgres "$@"; }
+now() { date +%s.%N; }
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b - a) * 1000 }'; }
+rate() { awk -v n="$1" -v m="$2" 'BEGIN { printf "%d", (m > 0 ? n * 1000 / m : 0) }'; }
+
+# The benchmark's customers: 12 columns like the apply benchmark's rows.
+sql -c "CREATE TABLE customers (id bigint PRIMARY KEY, name text, email text, city text,
+          country text, segment text, balance numeric(12,2), credit_limit numeric(12,2),
+          orders int, active boolean, created date, updated timestamptz);
+        INSERT INTO customers SELECT g, 'name ' || g, 'user' || g || '@example.com',
+          'city ' || (g % 1000), 'country ' || (g % 50), 'segment ' || (g % 7), g * 0.01,
+          1000 + g % 5000, g % 100, g % 3 <> 0, date '2020-01-01' + (g % 1000),
+          timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second'
+        FROM generate_series(1, $rows) g;
+        CREATE PUBLICATION cdclake FOR TABLE customers;"
+sql -c "VACUUM ANALYZE customers"
+cat > "$work/p.sql" <<'SQL'
+CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
+AS SELECT * FROM STREAM(read_postgres(connection => '${pg}', publication => 'cdclake',
+                                      slot => 'cdclake_bench', table => 'public.customers'));
+CREATE OR REFRESH STREAMING TABLE shop.customers;
+CREATE FLOW customers AS AUTO CDC INTO shop.customers
+FROM STREAM(shop.bronze_customers)
+KEYS (id)
+APPLY AS DELETE WHEN _op = 'd'
+SEQUENCE BY _seq
+COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table, _source_file, _source_offset,
+                  _ingested_at)
+STORED AS SCD TYPE 1;
+SQL
+run() { "$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" --log-format json "$@"; }
+
+t0=$(now); sql -c "COPY customers TO STDOUT" > /dev/null; t1=$(now)
+copy_ms=$(ms "$t0" "$t1")
+t0=$(now); run > "$work/snapshot.log" 2>&1; t1=$(now)
+snapshot_ms=$(ms "$t0" "$t1")
+
+# The changes, with a pgoutput slot for pg_recvlogical made before them.
+sql -c "SELECT pg_create_logical_replication_slot('peer', 'pgoutput')" > /dev/null
+start=$(sql -c "SELECT pg_current_wal_lsn()")
+n=$((changes / txn))
+awk -v N="$n" -v T="$txn" -v R="$rows" 'BEGIN {
+  srand(7);
+  for (i = 0; i < N; i++) {
+    lo = int(rand() * (R - T)) + 1;
+    printf "UPDATE customers SET balance = balance + 1, orders = orders + 1, updated = now() WHERE id BETWEEN %d AND %d;\n", lo, lo + T - 1;
+  }
+}' > "$work/changes.sql"
+t0=$(now); sql -f "$work/changes.sql" > /dev/null; t1=$(now)
+write_ms=$(ms "$t0" "$t1")
+end=$(sql -c "SELECT pg_current_wal_lsn()")
+t0=$(now)
+"$pgbin/pg_recvlogical" -h 127.0.0.1 -p "$port" -U cdclake -d postgres -S peer --start \
+  -E "$end" -o proto_version=1 -o publication_names=cdclake -f /dev/null
+t1=$(now)
+recv_ms=$(ms "$t0" "$t1")
+t0=$(now); run > "$work/stream.log" 2>&1; t1=$(now)
+stream_ms=$(ms "$t0" "$t1")
+silver=$("$bin" show "$work/lake/shop/customers" --format csv --columns id | tail -n +2 | wc -l)
+
+echo "read_postgres benchmark: $rows rows, $changes updates in transactions of $txn"
+printf '| step | cdclake | PostgreSQL peer |\n|---|---:|---:|\n'
+printf '| first run: copy %d rows into bronze + SCD1 silver | %d ms (%d rows/s) | COPY TO STDOUT: %d ms (%d rows/s) |\n' \
+  "$rows" "$snapshot_ms" "$(rate "$rows" "$snapshot_ms")" "$copy_ms" "$(rate "$rows" "$copy_ms")"
+printf '| stream %d changes into bronze + silver | %d ms (%d changes/s) | pg_recvlogical (pgoutput to /dev/null): %d ms (%d changes/s) |\n' \
+  "$changes" "$stream_ms" "$(rate "$changes" "$stream_ms")" "$recv_ms" "$(rate "$changes" "$recv_ms")"
+printf '| writing the changes (psql, for scale) | | %d ms |\n' "$write_ms"
+echo "silver rows: $silver (expected $rows); WAL of the changes: $start .. $end"
