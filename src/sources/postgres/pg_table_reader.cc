@@ -13,8 +13,7 @@ namespace {
 
 constexpr const char* kCursor = "cdclake_snapshot";
 constexpr int64_t kFetchRows = 20000;
-constexpr int kWaitMs = 200;               // a quiet stream is asked where it is this often
-constexpr int64_t kStatusEveryMs = 10000;  // well inside wal_sender_timeout's 60 s default
+constexpr int kWaitMs = 200;  // a quiet stream is asked where it is this often
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -183,9 +182,31 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
 }
 
 PgTableReader::~PgTableReader() {
+  if (heartbeat_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(heartbeat_mutex_);
+      stopping_ = true;
+    }
+    heartbeat_wake_.notify_all();
+    heartbeat_.join();
+  }
   if (stream_) {
     (void)SendStatus(false);
     (void)stream_->Finish(2000);
+  }
+}
+
+void PgTableReader::Heartbeat() {
+  const auto tick = std::chrono::milliseconds(std::max<int64_t>(spec_.status_interval_ms / 4, 10));
+  std::unique_lock<std::mutex> wait(heartbeat_mutex_);
+  while (!heartbeat_wake_.wait_for(wait, tick, [this] { return stopping_; })) {
+    if (NowMs() - last_status_ms_.load() < spec_.status_interval_ms &&
+        confirmed_.load() == confirmed_sent_) {
+      continue;
+    }
+    // Next sends its own while it reads; a failure here shows there too.
+    std::unique_lock<std::mutex> stream(stream_mutex_, std::try_to_lock);
+    if (stream.owns_lock()) (void)SendStatus(false);
   }
 }
 
@@ -321,6 +342,7 @@ Status PgTableReader::StartStreaming() {
   options.streaming = true;
   CDCLAKE_ASSIGN_OR_RETURN(stream_, ReplicationStream::Start(std::move(replication_), options));
   last_status_ms_ = NowMs();
+  heartbeat_ = std::thread([this] { Heartbeat(); });
   return Status::OK();
 }
 
@@ -407,6 +429,7 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
     return Out(std::move(snapshot));
   }
   if (done_) return Out();
+  std::lock_guard<std::mutex> stream_lock(stream_mutex_);
   if (!stream_) CDCLAKE_RETURN_IF_ERROR(StartStreaming());
   const Lsn batch_start = last_end_;
   PgBatch batch;
@@ -420,7 +443,8 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
     (void)added;  // an empty batch takes any shape
   }
   while (true) {
-    if (confirmed_.load() != confirmed_sent_ || NowMs() - last_status_ms_ >= kStatusEveryMs) {
+    if (confirmed_.load() != confirmed_sent_ ||
+        NowMs() - last_status_ms_.load() >= spec_.status_interval_ms) {
       CDCLAKE_RETURN_IF_ERROR(SendStatus(false));
     }
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<ReplicationFrame> frame, stream_->Next(kWaitMs));

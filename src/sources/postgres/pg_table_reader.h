@@ -5,9 +5,12 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/result.h"
@@ -29,6 +32,9 @@ struct PgTableSpec {
   std::string slot;         // created on the first run
   std::string table;        // "schema.name", or "name" in the search path
   int64_t batch_rows = 100000;
+  /// How often the slot hears from the reader at least, also while the flow commits and no
+  /// batch is being read (PostgreSQL ends a stream silent for wal_sender_timeout, 60 s).
+  int64_t status_interval_ms = 10000;
 };
 
 /// How far a table read from PostgreSQL is: every transaction of the slot's stream that ends at
@@ -97,11 +103,18 @@ class PgTableReader {
   // unchanged (those belong to the old key): they are read from the table by the new key.
   Status FillMovedRows(PgTransaction* transaction);
   Status SendStatus(bool reply_requested);
+  // Between batches (the flow committing the last one): status updates on time.
+  void Heartbeat();
 
   PgTableSpec spec_;
   std::unique_ptr<PgConnection> sql_;
   std::unique_ptr<PgConnection> replication_;  // until the stream takes it
   std::unique_ptr<ReplicationStream> stream_;
+  std::mutex stream_mutex_;  // the stream is used by Next or by the heartbeat, one at a time
+  std::thread heartbeat_;
+  std::mutex heartbeat_mutex_;
+  std::condition_variable heartbeat_wake_;
+  bool stopping_ = false;
   std::string system_id_;
   std::string database_;
   RelationInfo catalog_;  // the table as the catalog describes it
@@ -113,8 +126,8 @@ class PgTableReader {
   Lsn received_ = 0;
   Lsn last_end_ = 0;  // the end of the last transaction (or idle WAL) handed out
   std::atomic<Lsn> confirmed_{0};
-  Lsn confirmed_sent_ = 0;
-  int64_t last_status_ms_ = 0;
+  std::atomic<Lsn> confirmed_sent_{0};
+  std::atomic<int64_t> last_status_ms_{0};
   PgOutputDecoder decoder_;
   TransactionAssembler assembler_;
   std::optional<PgTransaction> held_;  // a transaction of another shape than the last batch's

@@ -144,6 +144,52 @@ TEST(PgTableReader, LargeTransactionsStreamedInProgressCommitWholeOrNotAtAll) {
   EXPECT_EQ(read.batches, 1);
 }
 
+TEST(PgTableReader, TheSlotHearsFromTheReaderWhileTheFlowCommits) {
+  // A server that ends a replication stream silent for 2 s; the flow "commits" for 5 s between
+  // two batches, while nothing reads the stream.
+  auto server = testing::PostgresServer::Start({"wal_sender_timeout=2s"});
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto db = PgConnection::Connect((*server)->conninfo());
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  ASSERT_TRUE((*db)
+                  ->Execute("CREATE TABLE slow(id int PRIMARY KEY);"
+                            "CREATE PUBLICATION pub_slow FOR TABLE slow;")
+                  .ok());
+  PgTableSpec spec;
+  spec.connection = (*server)->conninfo();
+  spec.publication = "pub_slow";
+  spec.slot = "slot_slow";
+  spec.table = "slow";
+  spec.batch_rows = 1;
+  spec.status_interval_ms = 500;
+  auto snapshot = PgTableReader::Open(spec, std::nullopt);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  ReadAll copied = Drain(**snapshot);
+  ASSERT_TRUE(copied.end.has_value());
+  snapshot->reset();
+  ASSERT_TRUE((*db)->Execute("INSERT INTO slow VALUES (1)").ok());
+  ASSERT_TRUE((*db)->Execute("INSERT INTO slow VALUES (2)").ok());
+  auto reader = PgTableReader::Open(spec, copied.end);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto first = (*reader)->Next();
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(first->has_value());
+  EXPECT_EQ((*first)->rows.rows.num_rows(), 1);
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  auto active =
+      (*db)->Query("SELECT active FROM pg_replication_slots WHERE slot_name = 'slot_slow'");
+  ASSERT_TRUE(active.ok()) << active.status().ToString();
+  ASSERT_EQ(active->rows.size(), 1u);
+  EXPECT_EQ(active->rows[0][0].value_or(""), "t")
+      << "the server ended the stream while the flow committed (wal_sender_timeout)";
+  (*reader)->Confirm((*first)->end.lsn);
+  auto second = (*reader)->Next();
+  ASSERT_TRUE(second.ok()) << "the stream did not survive a 5 s commit: "
+                           << second.status().ToString();
+  ASSERT_TRUE(second->has_value());
+  EXPECT_EQ((*second)->rows.rows.num_rows(), 1);
+}
+
 TEST(PgTableReader, SlotGoneOrAheadOfThePositionIsAnErrorNotASilentGap) {
   auto db = ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
