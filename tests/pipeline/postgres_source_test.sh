@@ -6,7 +6,8 @@
 # back savepoint, a transaction large enough to be streamed in progress, and a TRUNCATE; a run
 # with nothing new commits nothing; the slot's confirmed position follows the commits and
 # advances over other databases' WAL; a cdclake killed at random moments and run again leaves
-# every table the same; a dropped slot stops the flow with an error that says what to do, and a
+# every table the same, as does a terminated walsender and a crashed server; columns added between runs and inside a transaction reach every table; a
+# dropped slot stops the flow with an error that says what to do, and a
 # full refresh copies the table again; a leftover slot with no position is made again.
 # Usage: postgres_source_test.sh CDCLAKE_BIN
 # CDCLAKE_PG_KILL_ROUNDS (default 6) kills; CDCLAKE_PG_BINDIR picks the PostgreSQL binaries.
@@ -152,10 +153,64 @@ same_as_source "after $rounds kills"
 dups=$("$bin" show "$work/lake/shop/bronze_customers" --format csv --columns id,_seq | tail -n +2 | sort | uniq -d | wc -l)
 expect_eq "$dups" "0" "bronze rows held twice after the kills: "
 
+# 5b. The walsender is terminated (pg_terminate_backend) and the server restarted with
+#     `-m immediate` while runs stream a backlog: the runs fail, the next run gets every table
+#     right.
+backlog() {
+  for j in $(seq 1 300); do
+    echo "UPDATE customers SET balance = balance + 1 WHERE id % 97 = $(( (j * 7 + $1) % 97 ));"
+  done > backlog.sql
+  "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cdclake -d postgres -f backlog.sql
+}
+streaming_run() {  # starts a run in the background and waits until one of its slots is active
+  "$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" --batch-rows 20 \
+    > "$1" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 500); do
+    [ "$(sql "SELECT count(*) FROM pg_replication_slots WHERE active")" != 0 ] && return 0
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.01
+  done
+}
+backlog 1
+streaming_run terminated.log
+terminated=$(sql "SELECT count(pg_terminate_backend(active_pid)) FROM pg_replication_slots WHERE active")
+code_terminated=0
+wait "$pid" || code_terminated=$?
+run > run5b.log 2>&1 || fail "run after pg_terminate_backend: $(cat run5b.log)"
+same_as_source "after the walsender was terminated ($terminated terminated)"
+backlog 2
+streaming_run restarted.log
+(cd / && as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate -w restart \
+  -o "-p $port -c listen_addresses=127.0.0.1 -k $pgdir -c wal_level=logical \
+      -c max_wal_senders=10 -c max_replication_slots=10 -c logical_decoding_work_mem=64kB \
+      -c shared_buffers=16MB -c fsync=off" -l "$pgdir/server.log" > /dev/null)
+code_restarted=0
+wait "$pid" || code_restarted=$?
+run > run5c.log 2>&1 || fail "run after an immediate restart: $(cat run5c.log)"
+same_as_source "after PostgreSQL restarted with -m immediate"
+[ "$terminated" -gt 0 ] || fail "no walsender was running to terminate: the step tested nothing"
+dups=$("$bin" show "$work/lake/shop/bronze_customers" --format csv --columns id,_seq | tail -n +2 | sort | uniq -d | wc -l)
+expect_eq "$dups" "0" "bronze rows held twice after the terminations and the restart: "
+
 # 6. TRUNCATE reaches both silvers as a truncate.
 sql "TRUNCATE customers; INSERT INTO customers VALUES (1, 'after truncate', 2, 'n')"
 run > run6.log 2>&1 || fail "run after TRUNCATE: $(cat run6.log)"
 same_as_source "after TRUNCATE"
+
+# 6b. A column added between runs and one added inside a transaction between its rows: every
+#     table gains them, rows sent before the ALTER keep their values in the right columns.
+sql "ALTER TABLE customers ADD COLUMN tier text; UPDATE customers SET tier = 'gold' WHERE id = 1"
+sql "BEGIN; INSERT INTO customers VALUES (3, 'before the column', 4, 'n', 'silver');
+     ALTER TABLE customers ADD COLUMN score int;
+     INSERT INTO customers VALUES (4, 'after the column', 5, 'n', 'bronze', 42); COMMIT"
+run > run6b.log 2>&1 || fail "run after ALTER TABLE: $(cat run6b.log)"
+same_as_source "after ALTER TABLE ADD COLUMN"
+want=$(sql "SELECT id, tier, score FROM customers ORDER BY id" | tr '|' ',')
+for t in customers customers_direct; do
+  got=$("$bin" show "$work/lake/shop/$t" --format csv --columns id,tier,score --order-by id | tail -n +2)
+  expect_eq "$got" "$want" "shop.$t's added columns: "
+done
 
 # 7. The slot of a flow is dropped: the flow stops with an error saying what to do; the other
 #    flows go on; a full refresh copies the table again.
@@ -168,7 +223,7 @@ set -e
 [ "$code" -ne 0 ] || fail "a dropped slot went unnoticed: $(cat run7.log)"
 grep -q "cdclake_direct' no longer exists" run7.log || fail "the error does not name the slot: $(cat run7.log)"
 grep -q -- "--full-refresh" run7.log || fail "the error does not say what to do: $(cat run7.log)"
-expect_eq "$(table_rows customers | wc -l)" "2" "silver from bronze while the other slot was gone: "
+expect_eq "$(table_rows customers)" "$(source_rows)" "silver from bronze while the other slot was gone: "
 run --full-refresh shop.customers_direct > run8.log 2>&1 || fail "full refresh: $(cat run8.log)"
 same_as_source "after a full refresh"
 
@@ -188,4 +243,5 @@ set -e
 grep -q "publication 'nope' does not exist" run10.log || fail "missing publication: $(cat run10.log)"
 grep -q "CREATE PUBLICATION nope FOR TABLE public.customers" run10.log ||
   fail "the error does not say how to create it: $(cat run10.log)"
-echo "read_postgres: ok ($killed of $rounds runs killed before they finished)"
+echo "read_postgres: ok ($killed of $rounds runs killed before they finished; the run whose" \
+  "walsender was terminated exited $code_terminated, the one whose server restarted $code_restarted)"
