@@ -181,6 +181,25 @@ void Column::AppendColumn(const Column& other) {
   null_count_ += other.null_count_;
 }
 
+void Column::Truncate(int64_t length) {
+  if (length < 0 || length >= length_) return;
+  if (!validity_.empty()) {
+    for (int64_t i = length; i < length_; ++i)
+      null_count_ -= validity_[static_cast<size_t>(i)] == 0;
+    validity_.resize(static_cast<size_t>(length));
+  }
+  const int width = type_->byte_width();
+  if (width > 0) values_.resize(static_cast<size_t>(length) * static_cast<size_t>(width));
+  int64_t child_length = length;  // a struct's children have its slots
+  if (!offsets_.empty()) {
+    child_length = offsets_[static_cast<size_t>(length)];
+    offsets_.resize(static_cast<size_t>(length) + 1);
+    if (children_.empty()) bytes_.resize(static_cast<size_t>(child_length));
+  }
+  for (Column& c : children_) c.Truncate(child_length);
+  length_ = length;
+}
+
 int64_t Column::IntegerAt(int64_t i) const {
   switch (type_->id()) {
     case TypeId::kInt8:

@@ -74,6 +74,9 @@ class Column {
   void AppendFrom(const Column& other, int64_t i);
   /// Appends every row of `other` (same type), in bulk.
   void AppendColumn(const Column& other);
+  /// Drops the slots from `length` on (nothing when the column is not longer): undoes appends,
+  /// as when a row fails half-way through its cells.
+  void Truncate(int64_t length);
 
   Column& mutable_child(size_t i) { return children_[i]; }
   std::vector<uint8_t>& mutable_values() { return values_; }

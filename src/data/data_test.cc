@@ -22,6 +22,44 @@ TEST(DataTypeTest, PrintsSqlSpelling) {
   EXPECT_FALSE(DataType::Decimal(10, 2)->Equals(*DataType::Decimal(10, 3)));
 }
 
+// Truncate undoes appends for every kind of column: what is left, and what is appended after,
+// is what a column built without the dropped slots holds.
+TEST(ColumnTest, TruncateUndoesAppendsOfEveryKind) {
+  const Value s1 = Value::Bytes("first");
+  const Value s2 = Value::Bytes("second, longer");
+  const std::vector<std::pair<TypePtr, std::vector<Value>>> cases = {
+      {DataType::Int64(), {Value::Int(1), Value::Null(), Value::Int(3)}},
+      {DataType::Boolean(), {Value::Bool(true), Value::Bool(false), Value::Null()}},
+      {DataType::Decimal(12, 2),
+       {Value::Decimal(Int128(125)), Value::Null(), Value::Decimal(Int128(-7))}},
+      {DataType::String(), {s1, Value::Null(), s2}},
+      {DataType::List(DataType::String()),
+       {Value::Nested({s1, s2}), Value::Null(), Value::Nested({s2, s1, s2})}},
+      {DataType::Struct({{"a", DataType::Int32(), true}, {"b", DataType::String(), true}}),
+       {Value::Nested({Value::Int(1), s1}), Value::Null(), Value::Nested({Value::Int(3), s2})}},
+  };
+  for (const auto& [type, values] : cases) {
+    for (int64_t keep = 0; keep <= 2; ++keep) {
+      Column column(type);
+      for (const Value& v : values) column.AppendValue(v);
+      column.Truncate(keep);
+      column.AppendValue(values[0]);
+      Column expected(type);
+      for (int64_t i = 0; i < keep; ++i) expected.AppendValue(values[static_cast<size_t>(i)]);
+      expected.AppendValue(values[0]);
+      ASSERT_EQ(column.length(), expected.length()) << type->ToString() << " keep " << keep;
+      EXPECT_EQ(column.null_count(), expected.null_count()) << type->ToString() << " keep " << keep;
+      for (int64_t i = 0; i < expected.length(); ++i) {
+        EXPECT_EQ(column.GetValue(i), expected.GetValue(i))
+            << type->ToString() << " keep " << keep << " slot " << i;
+      }
+      EXPECT_EQ(column.values().size(), expected.values().size()) << type->ToString();
+      EXPECT_EQ(column.bytes(), expected.bytes()) << type->ToString();
+      EXPECT_EQ(column.offsets(), expected.offsets()) << type->ToString();
+    }
+  }
+}
+
 TEST(DecimalTest, FormatsExactly) {
   EXPECT_EQ(FormatDecimal(1230, 2), "12.30");
   EXPECT_EQ(FormatDecimal(-5, 3), "-0.005");

@@ -21,6 +21,9 @@ class RecordBatch {
   const Column& column(size_t i) const { return columns_[i]; }
   Column& mutable_column(size_t i) { return columns_[i]; }
   const std::vector<Column>& columns() const { return columns_; }
+  /// The columns, moved out (the batch is left without columns): for building another batch
+  /// from them without copying every value.
+  std::vector<Column> ReleaseColumns() { return std::move(columns_); }
 
   /// Appends a row given as one Value per column.
   void AppendRow(const std::vector<Value>& row);

@@ -146,11 +146,17 @@ Result<std::vector<Add>> WriteDataFiles(io::FileSystem& fs, const Snapshot& snap
             RowPlacement{static_cast<uint32_t>(adds.size()), static_cast<int64_t>(j)};
       }
     }
-    std::vector<data::Column> columns;
-    for (int i : data_idx) {
-      columns.push_back(part_idx.empty() ? batch.column(i) : batch.column(i).Take(rows));
+    // Unpartitioned rows already in the table's schema are written as they are (no copy).
+    data::RecordBatch copy;
+    const bool whole = part_idx.empty() && batch.schema() == schema;
+    if (!whole) {
+      std::vector<data::Column> columns;
+      for (int i : data_idx) {
+        columns.push_back(part_idx.empty() ? batch.column(i) : batch.column(i).Take(rows));
+      }
+      copy = data::RecordBatch(data::Schema(data_fields), std::move(columns));
     }
-    data::RecordBatch part(data::Schema(data_fields), std::move(columns));
+    const data::RecordBatch& part = whole ? batch : copy;
     std::string dir;
     Add add;
     for (size_t k = 0; k < parts.size(); ++k) {

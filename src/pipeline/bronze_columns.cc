@@ -9,7 +9,7 @@ change::ChangeBatch AddBronzeColumns(change::ChangeBatch batch, int64_t ingested
   using data::DataType;
   const int64_t n = batch.rows.num_rows();
   std::vector<data::Field> fields = batch.rows.schema().fields();
-  std::vector<data::Column> columns = batch.rows.columns();
+  std::vector<data::Column> columns = batch.rows.ReleaseColumns();
   data::Column file(DataType::String());
   data::Column offset(DataType::Int64());
   data::Column unchanged(DataType::String());

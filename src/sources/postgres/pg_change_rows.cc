@@ -68,23 +68,21 @@ class RowWriter {
   Status Append(const char* op, const RowCells& row, const PgChange& change, int64_t ordinal) {
     data::RecordBatch& rows = batch_->rows;
     const size_t n = relation_.columns.size();
-    // Converted apart first, so a bad value leaves the batch's columns as they were.
-    std::vector<data::Column> cells;
-    cells.reserve(n);
+    const int64_t r = rows.num_rows();
     for (size_t c = 0; c < n; ++c) {
-      cells.emplace_back(types_[c].type);
+      data::Column& column = rows.mutable_column(c);
       if (row.values[c] == nullptr) {
-        cells.back().AppendNull();
+        column.AppendNull();
         continue;
       }
-      Status s = AppendPgText(types_[c], *row.values[c], &cells.back());
+      Status s = AppendPgText(types_[c], *row.values[c], &column);
       if (!s.ok()) {
+        // The batch's columns as they were before this row.
+        for (size_t d = 0; d <= c; ++d) rows.mutable_column(d).Truncate(r);
         Reject(op, row, change, "column " + relation_.columns[c].name + ": " + s.message());
         return Status::OK();
       }
     }
-    const int64_t r = rows.num_rows();
-    for (size_t c = 0; c < n; ++c) rows.mutable_column(c).AppendColumn(cells[c]);
     rows.mutable_column(n).AppendBytes(op);
     data::Column& seq = rows.mutable_column(n + 1);
     seq.mutable_child(0).Append<int64_t>(static_cast<int64_t>(transaction_.commit_lsn));

@@ -59,7 +59,7 @@ ReadAll Drain(PgTableReader& reader) {
 PgTableSpec Spec(const std::string& table, const std::string& slot) {
   PgTableSpec spec;
   spec.connection = SharedPostgresServer()->conninfo();
-  spec.publication = "pub_" + table;
+  spec.publication = "pub_" + table.substr(table.rfind('_') + 1);  // reader_big: pub_big
   spec.slot = slot;
   spec.table = table;
   spec.batch_rows = 500;
@@ -69,10 +69,11 @@ PgTableSpec Spec(const std::string& table, const std::string& slot) {
 TEST(PgTableReader, SnapshotAndStreamMeetWhileAnotherSessionCommits) {
   auto db = ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
-  ASSERT_TRUE(db->Execute("CREATE TABLE handoff(id bigint PRIMARY KEY, v text);"
-                          "CREATE PUBLICATION pub_handoff FOR TABLE handoff;"
-                          "INSERT INTO handoff SELECT g, 'seed' FROM generate_series(1, 2000) g")
-                  .ok());
+  ASSERT_TRUE(
+      db->Execute("CREATE TABLE reader_handoff(id bigint PRIMARY KEY, v text);"
+                  "CREATE PUBLICATION pub_handoff FOR TABLE reader_handoff;"
+                  "INSERT INTO reader_handoff SELECT g, 'seed' FROM generate_series(1, 2000) g")
+          .ok());
   // A writer commits one row per transaction all through the snapshot and the stream.
   std::atomic<bool> stop{false};
   std::atomic<int64_t> written{2000};
@@ -81,13 +82,14 @@ TEST(PgTableReader, SnapshotAndStreamMeetWhileAnotherSessionCommits) {
     if (w == nullptr) return;
     while (!stop.load()) {
       const int64_t id = written.load() + 1;
-      if (!w->Execute("INSERT INTO handoff VALUES (" + std::to_string(id) + ", 'live')").ok()) {
+      if (!w->Execute("INSERT INTO reader_handoff VALUES (" + std::to_string(id) + ", 'live')")
+               .ok()) {
         break;
       }
       written.store(id);
     }
   });
-  auto reader = PgTableReader::Open(Spec("handoff", "slot_handoff"), std::nullopt);
+  auto reader = PgTableReader::Open(Spec("reader_handoff", "slot_handoff"), std::nullopt);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_EQ((*reader)->keys(), std::vector<std::string>{"id"});
   ReadAll first = Drain(**reader);
@@ -97,7 +99,7 @@ TEST(PgTableReader, SnapshotAndStreamMeetWhileAnotherSessionCommits) {
   stop.store(true);
   writer.join();
   // The rest, from the position the first reader ended at, as a later run would.
-  auto again = PgTableReader::Open(Spec("handoff", "slot_handoff"), first.end);
+  auto again = PgTableReader::Open(Spec("reader_handoff", "slot_handoff"), first.end);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   ReadAll second = Drain(**again);
   EXPECT_FALSE(second.snapshot);
@@ -121,22 +123,22 @@ TEST(PgTableReader, SnapshotAndStreamMeetWhileAnotherSessionCommits) {
 TEST(PgTableReader, LargeTransactionsStreamedInProgressCommitWholeOrNotAtAll) {
   auto db = ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
-  ASSERT_TRUE(db->Execute("CREATE TABLE big(id int PRIMARY KEY, v text);"
-                          "CREATE PUBLICATION pub_big FOR TABLE big;")
+  ASSERT_TRUE(db->Execute("CREATE TABLE reader_big(id int PRIMARY KEY, v text);"
+                          "CREATE PUBLICATION pub_big FOR TABLE reader_big;")
                   .ok());
-  auto reader = PgTableReader::Open(Spec("big", "slot_big"), std::nullopt);
+  auto reader = PgTableReader::Open(Spec("reader_big", "slot_big"), std::nullopt);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   ReadAll snapshot = Drain(**reader);
   EXPECT_TRUE(snapshot.rows.empty());
   reader->reset();
   // Far more than logical_decoding_work_mem (64kB): sent in blocks before the commit.
-  ASSERT_TRUE(db->Execute("BEGIN; INSERT INTO big SELECT g, repeat('x', 50) FROM "
+  ASSERT_TRUE(db->Execute("BEGIN; INSERT INTO reader_big SELECT g, repeat('x', 50) FROM "
                           "generate_series(1, 20000) g; ROLLBACK")
                   .ok());
-  ASSERT_TRUE(db->Execute("INSERT INTO big SELECT g, repeat('y', 50) FROM "
+  ASSERT_TRUE(db->Execute("INSERT INTO reader_big SELECT g, repeat('y', 50) FROM "
                           "generate_series(1, 30000) g")
                   .ok());
-  auto streamed = PgTableReader::Open(Spec("big", "slot_big"), snapshot.end);
+  auto streamed = PgTableReader::Open(Spec("reader_big", "slot_big"), snapshot.end);
   ASSERT_TRUE(streamed.ok()) << streamed.status().ToString();
   ReadAll read = Drain(**streamed);
   EXPECT_EQ(read.rows.size(), 30000u) << "the aborted transaction left nothing";
@@ -193,11 +195,11 @@ TEST(PgTableReader, TheSlotHearsFromTheReaderWhileTheFlowCommits) {
 TEST(PgTableReader, SlotGoneOrAheadOfThePositionIsAnErrorNotASilentGap) {
   auto db = ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
-  ASSERT_TRUE(db->Execute("CREATE TABLE guarded(id int PRIMARY KEY);"
-                          "CREATE PUBLICATION pub_guarded FOR TABLE guarded;"
-                          "INSERT INTO guarded VALUES (1)")
+  ASSERT_TRUE(db->Execute("CREATE TABLE reader_guarded(id int PRIMARY KEY);"
+                          "CREATE PUBLICATION pub_guarded FOR TABLE reader_guarded;"
+                          "INSERT INTO reader_guarded VALUES (1)")
                   .ok());
-  auto reader = PgTableReader::Open(Spec("guarded", "slot_guarded"), std::nullopt);
+  auto reader = PgTableReader::Open(Spec("reader_guarded", "slot_guarded"), std::nullopt);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   ReadAll first = Drain(**reader);
   ASSERT_TRUE(first.end.has_value());
@@ -206,16 +208,16 @@ TEST(PgTableReader, SlotGoneOrAheadOfThePositionIsAnErrorNotASilentGap) {
   // Another cluster's (or database's) position.
   PgPosition foreign = *first.end;
   foreign.system_id = "1234";
-  auto wrong = PgTableReader::Open(Spec("guarded", "slot_guarded"), foreign);
+  auto wrong = PgTableReader::Open(Spec("reader_guarded", "slot_guarded"), foreign);
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.status().message().find("--full-refresh"), std::string::npos)
       << wrong.status().ToString();
 
   // Someone advanced the slot past what the table holds.
-  ASSERT_TRUE(db->Execute("INSERT INTO guarded VALUES (2)").ok());
+  ASSERT_TRUE(db->Execute("INSERT INTO reader_guarded VALUES (2)").ok());
   ASSERT_TRUE(
       db->Execute("SELECT pg_replication_slot_advance('slot_guarded', pg_current_wal_lsn())").ok());
-  auto ahead = PgTableReader::Open(Spec("guarded", "slot_guarded"), first.end);
+  auto ahead = PgTableReader::Open(Spec("reader_guarded", "slot_guarded"), first.end);
   ASSERT_FALSE(ahead.ok());
   EXPECT_EQ(ahead.status().code(), StatusCode::kConflict);
   EXPECT_NE(ahead.status().message().find("beyond the " + FormatLsn(first.end->lsn)),
@@ -224,7 +226,7 @@ TEST(PgTableReader, SlotGoneOrAheadOfThePositionIsAnErrorNotASilentGap) {
 
   // The slot is gone.
   ASSERT_TRUE(db->Execute("SELECT pg_drop_replication_slot('slot_guarded')").ok());
-  auto gone = PgTableReader::Open(Spec("guarded", "slot_guarded"), first.end);
+  auto gone = PgTableReader::Open(Spec("reader_guarded", "slot_guarded"), first.end);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.status().code(), StatusCode::kNotFound);
   EXPECT_NE(gone.status().message().find("no longer exists"), std::string::npos);
@@ -233,22 +235,24 @@ TEST(PgTableReader, SlotGoneOrAheadOfThePositionIsAnErrorNotASilentGap) {
 TEST(PgTableReader, TableWithoutKeyOrPublicationIsRefusedWithWhatToDo) {
   auto db = ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
-  ASSERT_TRUE(db->Execute("CREATE TABLE keyless(v int); CREATE PUBLICATION pub_keyless FOR "
-                          "TABLE keyless; CREATE TABLE unpublished(id int PRIMARY KEY);"
-                          "CREATE PUBLICATION pub_unpublished FOR TABLE keyless")
-                  .ok());
-  auto keyless = PgTableReader::Open(Spec("keyless", "slot_keyless"), std::nullopt);
-  ASSERT_FALSE(keyless.ok());
-  EXPECT_NE(keyless.status().message().find("add a primary key"), std::string::npos);
-  auto unpublished = PgTableReader::Open(Spec("unpublished", "slot_unpublished"), std::nullopt);
-  ASSERT_FALSE(unpublished.ok());
-  EXPECT_NE(unpublished.status().message().find(
-                "ALTER PUBLICATION pub_unpublished ADD TABLE public.unpublished"),
+  ASSERT_TRUE(
+      db->Execute("CREATE TABLE reader_keyless(v int); CREATE PUBLICATION pub_keyless FOR "
+                  "TABLE reader_keyless; CREATE TABLE reader_unpublished(id int PRIMARY KEY);"
+                  "CREATE PUBLICATION pub_unpublished FOR TABLE reader_keyless")
+          .ok());
+  auto reader_keyless = PgTableReader::Open(Spec("reader_keyless", "slot_keyless"), std::nullopt);
+  ASSERT_FALSE(reader_keyless.ok());
+  EXPECT_NE(reader_keyless.status().message().find("add a primary key"), std::string::npos);
+  auto reader_unpublished =
+      PgTableReader::Open(Spec("reader_unpublished", "slot_unpublished"), std::nullopt);
+  ASSERT_FALSE(reader_unpublished.ok());
+  EXPECT_NE(reader_unpublished.status().message().find(
+                "ALTER PUBLICATION pub_unpublished ADD TABLE public.reader_unpublished"),
             std::string::npos)
-      << unpublished.status().ToString();
-  auto missing = PgTableReader::Open(Spec("nosuch", "slot_nosuch"), std::nullopt);
+      << reader_unpublished.status().ToString();
+  auto missing = PgTableReader::Open(Spec("reader_nosuch", "slot_nosuch"), std::nullopt);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("'nosuch' is not a table"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("'reader_nosuch' is not a table"), std::string::npos);
 }
 
 TEST(PgTableReader, PositionRoundTripsThroughJson) {
