@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "sources/postgres/lsn.h"
+#include "sources/postgres/pg_catalog.h"
 #include "sources/postgres/pg_change_rows.h"
 #include "sources/postgres/replication_stream.h"
 
@@ -19,20 +20,6 @@ int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// The first row's cell of a one-row answer ("" for NULL or no row).
-std::string Only(const PgRows& rows, size_t column = 0) {
-  if (rows.rows.empty() || column >= rows.rows[0].size() || !rows.rows[0][column]) return "";
-  return *rows.rows[0][column];
-}
-
-// An identifier as a person would type it: quoted only when it has to be.
-std::string Readable(const std::string& name) {
-  bool plain = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
-  for (char c : name)
-    plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
-  return plain ? name : QuoteIdentifier(name);
 }
 
 bool SameShape(const std::vector<RelationInfo::Column>& a,
@@ -102,20 +89,13 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
   const std::string where = "PostgreSQL " + sql.Describe();
 
   // The table, then the publication that must carry it.
-  CDCLAKE_ASSIGN_OR_RETURN(
-      PgRows table,
-      sql.Query("SELECT c.oid, n.nspname, c.relname, c.relreplident, c.relkind FROM pg_class c "
-                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(" +
-                QuoteLiteral(spec.table) + ")"));
-  if (table.rows.empty() || (Only(table, 4) != "r" && Only(table, 4) != "p")) {
-    return Status::NotFound(where + ": read_postgres table '" + spec.table +
-                            "' is not a table there");
+  auto described = DescribePgTable(sql, spec.table);
+  if (!described.ok()) {
+    return Status(described.status().code(), "read_postgres: " + described.status().message());
   }
-  r.catalog_.oid = static_cast<uint32_t>(std::stoul(Only(table, 0)));
-  r.catalog_.schema = Only(table, 1);
-  r.catalog_.name = Only(table, 2);
-  r.catalog_.replica_identity = Only(table, 3).empty() ? 'd' : Only(table, 3)[0];
-  const std::string qualified = Readable(r.catalog_.schema) + "." + Readable(r.catalog_.name);
+  r.catalog_ = std::move(described->relation);
+  r.keys_ = std::move(described->keys);
+  const std::string& qualified = described->qualified;
   CDCLAKE_ASSIGN_OR_RETURN(
       PgRows published, sql.Query("SELECT EXISTS(SELECT 1 FROM pg_publication WHERE pubname = " +
                                   QuoteLiteral(spec.publication) +
@@ -123,49 +103,23 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
                                   QuoteLiteral(spec.publication) +
                                   " AND schemaname = " + QuoteLiteral(r.catalog_.schema) +
                                   " AND tablename = " + QuoteLiteral(r.catalog_.name) + ")"));
-  if (Only(published, 0) != "t") {
+  if (FirstCell(published, 0) != "t") {
     return Status::NotFound(where + ": publication '" + spec.publication +
                             "' does not exist; create it before the first run (the slot reads "
                             "it from then on): CREATE PUBLICATION " +
-                            Readable(spec.publication) + " FOR TABLE " + qualified + ";");
+                            ReadableIdentifier(spec.publication) + " FOR TABLE " + qualified + ";");
   }
-  if (Only(published, 1) != "t") {
-    return Status::InvalidArgument(where + ": publication '" + spec.publication +
-                                   "' does not publish " + qualified +
-                                   "; add it: ALTER PUBLICATION " + Readable(spec.publication) +
-                                   " ADD TABLE " + qualified + ";");
-  }
-  CDCLAKE_ASSIGN_OR_RETURN(
-      PgRows columns,
-      sql.Query("SELECT attname, atttypid, atttypmod FROM pg_attribute WHERE attrelid = " +
-                std::to_string(r.catalog_.oid) +
-                " AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum"));
-  for (const auto& row : columns.rows) {
-    RelationInfo::Column c;
-    c.name = row[0].value_or("");
-    c.type_oid = static_cast<uint32_t>(std::stoul(row[1].value_or("0")));
-    c.type_modifier = std::stoi(row[2].value_or("-1"));
-    r.catalog_.columns.push_back(std::move(c));
-  }
-  // The key: the primary key, else the replica identity's index.
-  for (const char* which : {"indisprimary", "indisreplident"}) {
-    CDCLAKE_ASSIGN_OR_RETURN(
-        PgRows key,
-        sql.Query("SELECT a.attname FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH "
-                  "ORDINALITY AS k(attnum, place) JOIN pg_attribute a ON a.attrelid = "
-                  "i.indrelid AND a.attnum = k.attnum WHERE i.indrelid = " +
-                  std::to_string(r.catalog_.oid) + " AND i." + which + " ORDER BY k.place"));
-    for (const auto& row : key.rows) r.keys_.push_back(row[0].value_or(""));
-    if (!r.keys_.empty()) break;
+  if (FirstCell(published, 1) != "t") {
+    return Status::InvalidArgument(
+        where + ": publication '" + spec.publication + "' does not publish " + qualified +
+        "; add it: ALTER PUBLICATION " + ReadableIdentifier(spec.publication) + " ADD TABLE " +
+        qualified + ";");
   }
   if (r.keys_.empty()) {
     return Status::InvalidArgument(where + ": " + qualified +
                                    " has neither a primary key nor a replica identity index, so "
                                    "its updates and deletes cannot be applied by key; add a "
                                    "primary key");
-  }
-  for (RelationInfo::Column& c : r.catalog_.columns) {
-    for (const std::string& k : r.keys_) c.key = c.key || c.name == k;
   }
 
   CDCLAKE_ASSIGN_OR_RETURN(r.replication_, PgConnection::Connect(spec.connection, {true}));
@@ -175,7 +129,7 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
   CDCLAKE_RETURN_IF_ERROR(r.CheckSlot(resume));
   // A run reads what was committed before it began (and what comes while it reads).
   CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql.Query("SELECT pg_current_wal_lsn()"));
-  CDCLAKE_ASSIGN_OR_RETURN(r.stop_at_, ParseLsn(Only(now)));
+  CDCLAKE_ASSIGN_OR_RETURN(r.stop_at_, ParseLsn(FirstCell(now)));
   r.last_end_ = r.start_;
   r.confirmed_.store(r.start_);
   return reader;
@@ -233,13 +187,13 @@ Status PgTableReader::CheckSlot(const std::optional<PgPosition>& resume) {
                               "' no longer exists, so the changes after " + FormatLsn(p.lsn) +
                               " the table holds cannot be read" + refresh);
     }
-    if (Only(slot, 1) == "lost") {
+    if (FirstCell(slot, 1) == "lost") {
       return Status::Conflict(where + ": replication slot '" + spec_.slot +
                               "' was invalidated (wal_status 'lost': the server removed WAL it "
                               "still needed, see max_slot_wal_keep_size); the changes after " +
                               FormatLsn(p.lsn) + " are gone" + refresh);
     }
-    CDCLAKE_ASSIGN_OR_RETURN(Lsn confirmed, ParseLsn(Only(slot, 0)));
+    CDCLAKE_ASSIGN_OR_RETURN(Lsn confirmed, ParseLsn(FirstCell(slot, 0)));
     if (confirmed > p.lsn) {
       return Status::Conflict(
           where + ": replication slot '" + spec_.slot + "' has confirmed " + FormatLsn(confirmed) +
@@ -252,9 +206,9 @@ Status PgTableReader::CheckSlot(const std::optional<PgPosition>& resume) {
     return Status::OK();
   }
   if (exists) {
-    if (Only(slot, 2) == "t") {
+    if (FirstCell(slot, 2) == "t") {
       return Status::InvalidArgument(where + ": replication slot '" + spec_.slot +
-                                     "' is in use by process " + Only(slot, 5) +
+                                     "' is in use by process " + FirstCell(slot, 5) +
                                      "; each read_postgres needs a slot of its own");
     }
     // A slot without a position in the table: a first run that stopped before its snapshot
