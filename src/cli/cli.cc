@@ -8,6 +8,17 @@
 
 namespace cdclake::cli {
 
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (std::string& s : cdclake::Split(text, ',')) {
+    size_t a = s.find_first_not_of(' ');
+    size_t b = s.find_last_not_of(' ');
+    if (a != std::string::npos) out.push_back(s.substr(a, b - a + 1));
+  }
+  return out;
+}
+
 int Fail(const Status& status) {
   std::cerr << "cdclake: " << status.ToString() << "\n";
   return 1;
@@ -34,6 +45,7 @@ int Main(int argc, char** argv) {
   add(AddApplyCommand);
   add(AddOptimizeCommand);
   add(AddRunCommand);
+  add(AddReconcileCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -25,6 +25,7 @@ Action AddChangesCommand(CLI::App& app);
 Action AddApplyCommand(CLI::App& app);
 Action AddOptimizeCommand(CLI::App& app);
 Action AddRunCommand(CLI::App& app);
+Action AddReconcileCommand(CLI::App& app);
 
 /// What `cdclake apply` was given for snapshot input (SEMANTICS §7); see apply_snapshots.cc.
 struct SnapshotApplyArgs {
@@ -49,5 +50,8 @@ Result<std::shared_ptr<const delta::Snapshot>> OpenSnapshot(const std::string& p
 
 /// Prints "cdclake: <message>" to stderr and returns 1.
 int Fail(const Status& status);
+
+/// "a, b,c" as {"a", "b", "c"} (names of a --columns-like option); empty for "".
+std::vector<std::string> SplitList(const std::string& text);
 
 }  // namespace cdclake::cli

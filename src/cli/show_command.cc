@@ -22,17 +22,6 @@ struct ShowArgs {
   std::string order_by;
 };
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  if (text.empty()) return out;
-  for (std::string& s : cdclake::Split(text, ',')) {
-    size_t a = s.find_first_not_of(' ');
-    size_t b = s.find_last_not_of(' ');
-    if (a != std::string::npos) out.push_back(s.substr(a, b - a + 1));
-  }
-  return out;
-}
-
 // Sorts the rows of `batch` by the named columns.
 Result<data::RecordBatch> OrderBy(const data::RecordBatch& batch,
                                   const std::vector<std::string>& keys) {

@@ -6,7 +6,8 @@
 # back savepoint, a transaction large enough to be streamed in progress, and a TRUNCATE; a run
 # with nothing new commits nothing; the slot's confirmed position follows the commits and
 # advances over other databases' WAL; a cdclake killed at random moments and run again leaves
-# every table the same, as does a terminated walsender and a crashed server; columns added between runs and inside a transaction reach every table; a
+# every table the same, as does a terminated walsender and a crashed server; `cdclake reconcile`
+# finds a table equal, then names the keys of changes not read yet; columns added between runs and inside a transaction reach every table; a
 # dropped slot stops the flow with an error that says what to do, and a
 # full refresh copies the table again; a leftover slot with no position is made again.
 # Usage: postgres_source_test.sh CDCLAKE_BIN
@@ -211,6 +212,35 @@ for t in customers customers_direct; do
   got=$("$bin" show "$work/lake/shop/$t" --format csv --columns id,tier,score --order-by id | tail -n +2)
   expect_eq "$got" "$want" "shop.$t's added columns: "
 done
+
+# 6c. cdclake reconcile: equal now; after changes the pipeline has not read, it names each
+#     missing, extra and different key and exits 1; after a run, equal again.
+"$bin" reconcile "$work/lake/shop/customers" --postgres "$conninfo" --source-table customers \
+  > reconcile1.log 2>&1 || fail "reconcile of equal tables: $(cat reconcile1.log)"
+grep -q "^equal" reconcile1.log || fail "reconcile of equal tables: $(cat reconcile1.log)"
+grep -q "compared: id, name, balance, notes, tier, score" reconcile1.log ||
+  fail "reconcile compared other columns: $(cat reconcile1.log)"
+sql "UPDATE customers SET name = 'changed' WHERE id = 1; DELETE FROM customers WHERE id = 3;
+     INSERT INTO customers VALUES (77, 'new', 1, 'n', NULL, NULL)"
+set +e
+"$bin" reconcile "$work/lake/shop/customers" --postgres "$conninfo" --source-table customers \
+  > reconcile2.log 2>&1
+code=$?
+set -e
+expect_eq "$code" "1" "reconcile's exit code with differences: "
+grep -q "missing from the table: 1  keys: id=77" reconcile2.log || fail "missing key: $(cat reconcile2.log)"
+grep -q "extra in the table:     1  keys: id=3" reconcile2.log || fail "extra key: $(cat reconcile2.log)"
+grep -q "different:              1  keys: id=1" reconcile2.log || fail "changed key: $(cat reconcile2.log)"
+set +e
+"$bin" reconcile "$work/lake/shop/customers" --postgres "$conninfo" --source-table customers \
+  --columns name,nosuch > reconcile4.log 2>&1
+code=$?
+set -e
+expect_eq "$code" "2" "reconcile's exit code for a column neither table has: "
+grep -q "column 'nosuch' is not in" reconcile4.log || fail "unknown column: $(cat reconcile4.log)"
+run > run6c.log 2>&1 || fail "run after the changes: $(cat run6c.log)"
+"$bin" reconcile "$work/lake/shop/customers_direct" --postgres "$conninfo" --source-table customers \
+  > reconcile3.log 2>&1 || fail "reconcile after the run: $(cat reconcile3.log)"
 
 # 7. The slot of a flow is dropped: the flow stops with an error saying what to do; the other
 #    flows go on; a full refresh copies the table again.

@@ -1,0 +1,56 @@
+// Reconcile: a Delta table compared with the PostgreSQL table it is fed from, row by row by key:
+// which keys are missing, extra or different, with counts (the seeds' daily reconciliation of
+// counts and checksums against the source, as a command).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "io/file_system.h"
+
+namespace cdclake::pipeline {
+
+struct ReconcileOptions {
+  std::string connection;    // libpq conninfo of the source database
+  std::string source_table;  // "schema.name" or "name"
+  /// Key columns; empty: the source's primary key (or replica identity index).
+  std::vector<std::string> keys;
+  /// Columns compared; empty: every column both tables have.
+  std::vector<std::string> columns;
+  int64_t examples = 10;  // keys listed per kind of difference
+};
+
+struct ReconcileReport {
+  std::string source;      // "host:port/db public.customers"
+  std::string source_lsn;  // the source's WAL position when its rows were read
+  int64_t table_version = -1;
+  std::vector<std::string> keys;
+  std::vector<std::string> columns;  // compared, in the source's order
+  int64_t source_rows = 0;
+  int64_t table_rows = 0;  // current rows (SCD2: those with __END_AT NULL)
+  int64_t matching = 0;
+  int64_t missing = 0;  // keys in the source, not in the table
+  int64_t extra = 0;    // keys in the table, not in the source (or there twice)
+  int64_t changed = 0;  // keys in both with another value in some compared column
+  /// Up to ReconcileOptions::examples keys of each kind, "id=5" or "a=1, b=x", sorted.
+  std::vector<std::string> missing_keys;
+  std::vector<std::string> extra_keys;
+  std::vector<std::string> changed_keys;
+
+  bool equal() const { return missing == 0 && extra == 0 && changed == 0; }
+};
+
+/// Reads the source table in one REPEATABLE READ transaction and the Delta table at
+/// `table_root`'s latest version, and compares them by key: each row's compared columns are
+/// converted as read_postgres converts them, then formatted and hashed on both sides. Rows are
+/// held as one 64-bit hash per key, so the source's keys must fit in memory. The table is
+/// compared as it is now: changes the pipeline has not read yet show as differences (run it
+/// first, with the source quiet). kInvalidArgument when a key or compared column is missing
+/// from either table.
+Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
+                                              const std::string& table_root,
+                                              const ReconcileOptions& options);
+
+}  // namespace cdclake::pipeline
