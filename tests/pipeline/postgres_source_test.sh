@@ -9,7 +9,8 @@
 # every table the same, as does a terminated walsender and a crashed server; `cdclake reconcile`
 # finds a table equal, then names the keys of changes not read yet; columns added between runs and inside a transaction reach every table; a
 # dropped slot stops the flow with an error that says what to do, and a
-# full refresh copies the table again; a leftover slot with no position is made again.
+# full refresh copies the table again; a leftover slot with no position is made again; a first
+# copy killed half-way is made again after a truncate.
 # Usage: postgres_source_test.sh CDCLAKE_BIN
 # CDCLAKE_PG_KILL_ROUNDS (default 6) kills; CDCLAKE_PG_BINDIR picks the PostgreSQL binaries.
 set -euo pipefail
@@ -264,6 +265,37 @@ sed -e 's/cdclake_direct/cdclake_fresh/; s/customers_direct/customers_fresh/g' p
   fail "leftover slot: $(cat run9.log)"
 grep -q "dropped it and copying the table again" run9.log || fail "no notice of the leftover slot: $(cat run9.log)"
 expect_eq "$(table_rows customers_fresh)" "$(source_rows)" "table read through a remade slot: "
+
+# 8b. A first copy killed after some of its batches committed: the next run copies the table
+#     again after a truncate, so rows deleted in between do not stay, and nothing is doubled.
+sql "CREATE TABLE copytest (id int PRIMARY KEY, name text, balance numeric(12,2), notes text);
+     INSERT INTO copytest SELECT g, 'c' || g, g, 'n' FROM generate_series(1, 60000) g;
+     ALTER PUBLICATION cdclake ADD TABLE copytest"
+sed -e "s/public.customers/public.copytest/; s/table => 'customers'/table => 'copytest'/" \
+    -e 's/cdclake_shop/cdclake_copy1/; s/cdclake_direct/cdclake_copy2/; s/shop\./copy./g' \
+    p.sql > copy.sql
+"$bin" run "$work/copy.sql" --warehouse "$work/lake" --var "pg=$conninfo" --batch-rows 2000 \
+  > copy1.log 2>&1 &
+pid=$!
+for _ in $(seq 1 1000); do
+  [ -e "$work/lake/copy/bronze_customers/_delta_log/00000000000000000001.json" ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.01
+done
+kill -9 "$pid" 2>/dev/null || fail "the first copy finished before it could be killed: $(cat copy1.log)"
+wait "$pid" 2>/dev/null || true
+copied=$("$bin" show "$work/lake/copy/bronze_customers" --format csv --columns id | tail -n +2 | wc -l)
+[ "$copied" -gt 0 ] && [ "$copied" -lt 60000 ] || fail "the killed copy committed $copied rows"
+sql "DELETE FROM copytest WHERE id <= 1000; UPDATE copytest SET name = 'later' WHERE id % 10 = 0"
+"$bin" run "$work/copy.sql" --warehouse "$work/lake" --var "pg=$conninfo" --batch-rows 2000 \
+  > copy2.log 2>&1 || fail "the copy after the kill: $(cat copy2.log)"
+grep -q "copying it again through a new slot, after a truncate" copy2.log ||
+  fail "no notice of the copy made again: $(cat copy2.log)"
+want=$(sql "SELECT id, name, balance, notes FROM copytest ORDER BY id" | tr '|' ',')
+for t in customers customers_direct; do
+  got=$("$bin" show "$work/lake/copy/$t" --format csv --columns id,name,balance,notes --order-by id | tail -n +2)
+  [ "$got" = "$want" ] || fail "copy.$t after the stopped copy differs: $(diff <(echo "$want") <(echo "$got") | head -5)"
+done
 
 # 9. A missing publication is named with the statement that creates it.
 sed -e "s/publication => 'cdclake'/publication => 'nope'/; s/cdclake_shop/cdclake_x/; s/cdclake_direct/cdclake_y/; s/shop\./bad./g" p.sql > bad.sql

@@ -50,6 +50,7 @@ json::Json PgPosition::ToJson() const {
   json::Json out = json::Json::object();
   out["postgres"] = system_id + "/" + database + "/" + slot;
   out["lsn"] = FormatLsn(lsn);
+  if (snapshot_rows >= 0) out["snapshotRows"] = snapshot_rows;
   return out;
 }
 
@@ -72,11 +73,20 @@ Result<std::optional<PgPosition>> PgPosition::FromJson(const json::Json& value) 
   out.database = text.substr(first + 1, last - first - 1);
   out.slot = text.substr(last + 1);
   CDCLAKE_ASSIGN_OR_RETURN(out.lsn, ParseLsn(value["lsn"].get<std::string>()));
+  if (value.contains("snapshotRows")) {
+    if (!value["snapshotRows"].is_number_integer()) {
+      return Status::Corrupt("a PostgreSQL position's \"snapshotRows\" is a count: " +
+                             json::Dump(value));
+    }
+    out.snapshot_rows = value["snapshotRows"].get<int64_t>();
+  }
   return std::optional<PgPosition>(out);
 }
 
 std::string PgPosition::ToString() const {
-  return "pg:" + system_id + "/" + database + "/" + slot + "@" + FormatLsn(lsn);
+  std::string out = "pg:" + system_id + "/" + database + "/" + slot + "@" + FormatLsn(lsn);
+  if (snapshot_rows >= 0) out += " (copying, " + std::to_string(snapshot_rows) + " rows)";
+  return out;
 }
 
 Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
@@ -174,6 +184,21 @@ Status PgTableReader::CheckSlot(const std::optional<PgPosition>& resume) {
   const std::string refresh =
       "; a full refresh of the table (cdclake run --full-refresh TABLE) copies the table again "
       "through a new slot";
+  if (resume && resume->snapshot_rows >= 0) {
+    // The first copy stopped before it was whole: its snapshot is gone, so it starts again,
+    // through a new slot, with a `t` row first (ReadSnapshot).
+    stopped_copy_rows_ = resume->snapshot_rows;
+    truncate_first_ = true;
+    notices_.push_back("the first copy of " + catalog_.schema + "." + catalog_.name +
+                       " stopped after " + std::to_string(resume->snapshot_rows) +
+                       " rows: copying it again through a new slot, after a truncate of what "
+                       "the stopped copy committed");
+    if (exists && FirstCell(slot, 2) != "t") {
+      CDCLAKE_RETURN_IF_ERROR(
+          replication_->Execute("DROP_REPLICATION_SLOT " + QuoteIdentifier(spec_.slot)));
+    }
+    return BeginSnapshot();
+  }
   if (resume) {
     resume_ = resume;
     const PgPosition& p = *resume;
@@ -245,7 +270,11 @@ Status PgTableReader::BeginSnapshot() {
 
 std::string PgTableReader::StartText() const {
   if (resume_) return resume_->ToString();
-  return "snapshot of " + catalog_.schema + "." + catalog_.name;
+  std::string out = "snapshot of " + catalog_.schema + "." + catalog_.name;
+  if (stopped_copy_rows_ >= 0) {
+    out += " (again: a copy stopped after " + std::to_string(stopped_copy_rows_) + " rows)";
+  }
+  return out;
 }
 
 Result<PgBatch> PgTableReader::ReadSnapshot() {
@@ -253,18 +282,44 @@ Result<PgBatch> PgTableReader::ReadSnapshot() {
   batch.snapshot = true;
   batch.rows.rows = data::RecordBatch(PgChangeSchema(catalog_));
   const int64_t now_us = NowMs() * 1000;
-  int64_t ordinal = 0;
-  while (true) {
-    CDCLAKE_ASSIGN_OR_RETURN(
-        PgRows rows,
-        sql_->Query("FETCH FORWARD " + std::to_string(kFetchRows) + " FROM " + kCursor));
-    if (rows.rows.empty()) break;
+  auto fetch = [&](int64_t n) {
+    return sql_->Query("FETCH FORWARD " + std::to_string(n) + " FROM " + kCursor);
+  };
+  auto part_of = [&]() {
     PgTransaction part;
     part.snapshot = true;
     part.commit_lsn = start_;
     part.end_lsn = start_;
     part.commit_time_us = UnixToPostgresMicros(now_us);
-    part.first_ordinal = ordinal;
+    part.first_ordinal = snapshot_ordinal_;
+    return part;
+  };
+  if (truncate_first_) {
+    // Before the rows of a copy made again: what the stopped copy committed goes.
+    PgTransaction part = part_of();
+    PgChange truncate;
+    truncate.kind = PgChange::Kind::kTruncate;
+    truncate.truncated = {catalog_.oid};
+    part.changes.push_back(std::move(truncate));
+    CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(part, catalog_, keys_, database_, &batch.rows));
+    ++snapshot_ordinal_;
+    truncate_first_ = false;
+  }
+  bool whole = false;
+  int64_t taken = 0;
+  while (taken < spec_.batch_rows) {
+    PgRows rows;
+    if (lookahead_) {
+      rows = std::move(*lookahead_);
+      lookahead_.reset();
+    } else {
+      CDCLAKE_ASSIGN_OR_RETURN(rows, fetch(std::min(kFetchRows, spec_.batch_rows - taken)));
+    }
+    if (rows.rows.empty()) {
+      whole = true;
+      break;
+    }
+    PgTransaction part = part_of();
     part.changes.reserve(rows.rows.size());
     for (auto& row : rows.rows) {
       PgChange change;
@@ -278,11 +333,24 @@ Result<PgBatch> PgTableReader::ReadSnapshot() {
       }
       part.changes.push_back(std::move(change));
     }
-    ordinal += static_cast<int64_t>(rows.rows.size());
+    const auto n = static_cast<int64_t>(rows.rows.size());
+    snapshot_ordinal_ += n;
+    taken += n;
     CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(part, catalog_, keys_, database_, &batch.rows));
   }
-  CDCLAKE_RETURN_IF_ERROR(sql_->Execute("COMMIT"));
+  if (!whole) {
+    // Whether this batch ends the copy: it does when nothing follows.
+    CDCLAKE_ASSIGN_OR_RETURN(PgRows next, fetch(std::min(kFetchRows, spec_.batch_rows)));
+    whole = next.rows.empty();
+    if (!whole) lookahead_ = std::move(next);
+  }
   batch.end = PgPosition{system_id_, database_, spec_.slot, start_};
+  if (whole) {
+    CDCLAKE_RETURN_IF_ERROR(sql_->Execute("COMMIT"));
+    snapshot_pending_ = false;
+  } else {
+    batch.end.snapshot_rows = snapshot_ordinal_;
+  }
   batch.written_ms = now_us / 1000;
   last_end_ = start_;
   return batch;
@@ -378,7 +446,6 @@ Result<bool> PgTableReader::AddTransaction(PgTransaction transaction, PgBatch* b
 Result<std::optional<PgBatch>> PgTableReader::Next() {
   using Out = std::optional<PgBatch>;
   if (snapshot_pending_) {
-    snapshot_pending_ = false;
     CDCLAKE_ASSIGN_OR_RETURN(PgBatch snapshot, ReadSnapshot());
     return Out(std::move(snapshot));
   }

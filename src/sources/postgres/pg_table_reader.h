@@ -44,8 +44,12 @@ struct PgPosition {
   std::string database;
   std::string slot;
   Lsn lsn = 0;
+  /// While the first copy of the table is committed in several batches: the rows copied so far
+  /// (the copy was made at `lsn`); -1 once it is whole. A reader resuming from a position with
+  /// a copy not whole copies the table again (the exported snapshot is gone).
+  int64_t snapshot_rows = -1;
 
-  /// {"postgres": "<system_id>/<database>/<slot>", "lsn": "16/B374D848"}.
+  /// {"postgres": "<system_id>/<database>/<slot>", "lsn": "16/B374D848"[, "snapshotRows": N]}.
   json::Json ToJson() const;
   /// kCorrupt naming what is missing; nullopt for a position of another kind of source.
   static Result<std::optional<PgPosition>> FromJson(const json::Json& value);
@@ -53,7 +57,7 @@ struct PgPosition {
   std::string ToString() const;
 };
 
-/// A batch of whole transactions (or the whole initial snapshot) and the position after it.
+/// A batch of whole transactions (or of the initial copy's rows) and the position after it.
 struct PgBatch {
   change::ChangeBatch rows;
   PgPosition end;
@@ -74,9 +78,11 @@ class PgTableReader {
   PgTableReader(const PgTableReader&) = delete;
   PgTableReader& operator=(const PgTableReader&) = delete;
 
-  /// The next batch: the snapshot (one batch, so that a crash before its commit leaves nothing
-  /// to undo), then whole transactions, at most about batch_rows rows unless one transaction
-  /// holds more. nullopt once every transaction committed before Open is read.
+  /// The next batch: the copy of the table in about batch_rows rows each, then whole
+  /// transactions, at most about batch_rows rows unless one transaction holds more. nullopt once
+  /// every transaction committed before Open is read. A copy started again (the last one
+  /// stopped before it was whole) begins with a `t` row, so that what the stopped copy
+  /// committed and the table no longer has does not stay.
   Result<std::optional<PgBatch>> Next();
 
   /// Every transaction at or before `lsn` is durable in the table: the slot may let go of them.
@@ -121,7 +127,11 @@ class PgTableReader {
   std::vector<std::string> keys_;
   std::optional<PgPosition> resume_;
   bool snapshot_pending_ = false;
-  Lsn start_ = 0;    // transactions ending at or before it are in the table already
+  bool truncate_first_ = false;      // the copy starts again: a `t` row before its rows
+  int64_t snapshot_ordinal_ = 0;     // rows of the copy handed out so far
+  int64_t stopped_copy_rows_ = -1;   // the stopped copy's rows, for StartText
+  std::optional<PgRows> lookahead_;  // the copy's next rows, fetched to know whether it ends
+  Lsn start_ = 0;                    // transactions ending at or before it are in the table already
   Lsn stop_at_ = 0;  // the WAL position when the reader opened: a run reads up to it
   Lsn received_ = 0;
   Lsn last_end_ = 0;  // the end of the last transaction (or idle WAL) handed out

@@ -120,6 +120,55 @@ TEST(PgTableReader, SnapshotAndStreamMeetWhileAnotherSessionCommits) {
   EXPECT_GT(total, snapshot_rows) << "the writer committed nothing during the stream";
 }
 
+TEST(PgTableReader, TheCopyComesInBatchesAndAStoppedCopyStartsAgainAfterATruncate) {
+  auto db = ConnectToSharedServer();
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->Execute("CREATE TABLE reader_copy(id int PRIMARY KEY, v text);"
+                          "CREATE PUBLICATION pub_copy FOR TABLE reader_copy;"
+                          "INSERT INTO reader_copy SELECT g, 'v' FROM generate_series(1, 1800) g")
+                  .ok());
+  auto reader = PgTableReader::Open(Spec("reader_copy", "slot_copy"), std::nullopt);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  // batch_rows is 500: four batches of the copy, all but the last saying how far it got.
+  std::vector<PgBatch> copy;
+  for (int i = 0; i < 4; ++i) {
+    auto batch = (*reader)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    ASSERT_TRUE(batch->has_value());
+    EXPECT_TRUE((*batch)->snapshot);
+    copy.push_back(std::move(**batch));
+  }
+  EXPECT_EQ(copy[0].end.snapshot_rows, 500);
+  EXPECT_EQ(copy[2].end.snapshot_rows, 1500);
+  EXPECT_EQ(copy[3].end.snapshot_rows, -1) << "the last batch ends the copy";
+  EXPECT_EQ(copy[3].rows.rows.num_rows(), 300);
+  auto json = PgPosition::FromJson(copy[0].end.ToJson());
+  ASSERT_TRUE(json.ok() && json->has_value());
+  EXPECT_EQ((*json)->snapshot_rows, 500);
+  reader->reset();
+
+  // A run that committed only the first batch of its copy, then stopped: the next copies the
+  // table again, a `t` row first, every row once after it.
+  ASSERT_TRUE(db->Execute("DELETE FROM reader_copy WHERE id <= 100").ok());
+  auto again = PgTableReader::Open(Spec("reader_copy", "slot_copy"), copy[0].end);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_EQ((*again)->notices().size(), 1u);
+  EXPECT_NE((*again)->notices()[0].find("stopped after 500 rows"), std::string::npos);
+  ReadAll read = Drain(**again);
+  ASSERT_FALSE(read.rows.empty());
+  EXPECT_EQ(read.rows[0].second, "t");
+  std::map<int64_t, int> seen;
+  for (size_t i = 1; i < read.rows.size(); ++i) {
+    EXPECT_EQ(read.rows[i].second, "r");
+    ++seen[read.rows[i].first];
+  }
+  EXPECT_EQ(seen.size(), 1700u);
+  EXPECT_EQ(seen.count(50), 0u) << "a row deleted before the copy started again";
+  for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << id;
+  ASSERT_TRUE(read.end.has_value());
+  EXPECT_EQ(read.end->snapshot_rows, -1);
+}
+
 TEST(PgTableReader, LargeTransactionsStreamedInProgressCommitWholeOrNotAtAll) {
   auto db = ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
