@@ -59,11 +59,15 @@ COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table, _source_file, _source
                   _ingested_at)
 STORED AS SCD TYPE 1;
 SQL
-run() { "$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" --log-format json "$@"; }
+run() {  # run NAME: one `cdclake run`, its peak RSS (KB) kept in $work/NAME.rss
+  /usr/bin/time -f "%M" -o "$work/$1.rss" \
+    "$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" --log-format json
+}
+mb() { awk '{ printf "%d", $1 / 1024 }' "$work/$1.rss"; }
 
 t0=$(now); sql -c "COPY customers TO STDOUT" > /dev/null; t1=$(now)
 copy_ms=$(ms "$t0" "$t1")
-t0=$(now); run > "$work/snapshot.log" 2>&1; t1=$(now)
+t0=$(now); run snapshot > "$work/snapshot.log" 2>&1; t1=$(now)
 snapshot_ms=$(ms "$t0" "$t1")
 
 # The changes, with a pgoutput slot for pg_recvlogical made before them.
@@ -85,15 +89,15 @@ t0=$(now)
   -E "$end" -o proto_version=1 -o publication_names=cdclake -f /dev/null
 t1=$(now)
 recv_ms=$(ms "$t0" "$t1")
-t0=$(now); run > "$work/stream.log" 2>&1; t1=$(now)
+t0=$(now); run stream > "$work/stream.log" 2>&1; t1=$(now)
 stream_ms=$(ms "$t0" "$t1")
 silver=$("$bin" show "$work/lake/shop/customers" --format csv --columns id | tail -n +2 | wc -l)
 
 echo "read_postgres benchmark: $rows rows, $changes updates in transactions of $txn"
 printf '| step | cdclake | PostgreSQL peer |\n|---|---:|---:|\n'
-printf '| first run: copy %d rows into bronze + SCD1 silver | %d ms (%d rows/s) | COPY TO STDOUT: %d ms (%d rows/s) |\n' \
-  "$rows" "$snapshot_ms" "$(rate "$rows" "$snapshot_ms")" "$copy_ms" "$(rate "$rows" "$copy_ms")"
-printf '| stream %d changes into bronze + silver | %d ms (%d changes/s) | pg_recvlogical (pgoutput to /dev/null): %d ms (%d changes/s) |\n' \
-  "$changes" "$stream_ms" "$(rate "$changes" "$stream_ms")" "$recv_ms" "$(rate "$changes" "$recv_ms")"
+printf '| first run: copy %d rows into bronze + SCD1 silver | %d ms (%d rows/s), peak %d MB | COPY TO STDOUT: %d ms (%d rows/s) |\n' \
+  "$rows" "$snapshot_ms" "$(rate "$rows" "$snapshot_ms")" "$(mb snapshot)" "$copy_ms" "$(rate "$rows" "$copy_ms")"
+printf '| stream %d changes into bronze + silver | %d ms (%d changes/s), peak %d MB | pg_recvlogical (pgoutput to /dev/null): %d ms (%d changes/s) |\n' \
+  "$changes" "$stream_ms" "$(rate "$changes" "$stream_ms")" "$(mb stream)" "$recv_ms" "$(rate "$changes" "$recv_ms")"
 printf '| writing the changes (psql, for scale) | | %d ms |\n' "$write_ms"
 echo "silver rows: $silver (expected $rows); WAL of the changes: $start .. $end"
