@@ -195,6 +195,30 @@ same_as_source "after PostgreSQL restarted with -m immediate"
 dups=$("$bin" show "$work/lake/shop/bronze_customers" --format csv --columns id,_seq | tail -n +2 | sort | uniq -d | wc -l)
 expect_eq "$dups" "0" "bronze rows held twice after the terminations and the restart: "
 
+# 5d. `run --continuous`: a change committed while it runs reaches the silvers within seconds;
+#     SIGTERM ends it cleanly.
+"$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" --continuous \
+  --interval 200ms > continuous.log 2>&1 &
+pid=$!
+sleep 1
+sql "UPDATE customers SET name = 'live' WHERE id = 1000"
+t0=$(date +%s%N)
+fresh=""
+for _ in $(seq 1 300); do
+  if "$bin" show "$work/lake/shop/customers_direct" --format csv --columns id,name 2>/dev/null |
+     grep -q "^1000,live$"; then
+    fresh=$(( ($(date +%s%N) - t0) / 1000000 ))
+    break
+  fi
+  sleep 0.05
+done
+kill -TERM "$pid"
+code=0
+wait "$pid" || code=$?
+[ -n "$fresh" ] || fail "a change did not reach the table in 15 s of --continuous: $(tail -5 continuous.log)"
+expect_eq "$code" "0" "--continuous after SIGTERM exited with: "
+same_as_source "after --continuous"
+
 # 6. TRUNCATE reaches both silvers as a truncate.
 sql "TRUNCATE customers; INSERT INTO customers VALUES (1, 'after truncate', 2, 'n')"
 run > run6.log 2>&1 || fail "run after TRUNCATE: $(cat run6.log)"
@@ -306,4 +330,5 @@ grep -q "publication 'nope' does not exist" run10.log || fail "missing publicati
 grep -q "CREATE PUBLICATION nope FOR TABLE public.customers" run10.log ||
   fail "the error does not say how to create it: $(cat run10.log)"
 echo "read_postgres: ok ($killed of $rounds runs killed before they finished; the run whose" \
-  "walsender was terminated exited $code_terminated, the one whose server restarted $code_restarted)"
+  "walsender was terminated exited $code_terminated, the one whose server restarted" \
+  "$code_restarted; --continuous showed a change after $fresh ms)"

@@ -281,6 +281,48 @@ TEST(PgTableReader, SlotGoneOrAheadOfThePositionIsAnErrorNotASilentGap) {
   EXPECT_NE(gone.status().message().find("no longer exists"), std::string::npos);
 }
 
+TEST(PgTableReader, ASlotTheServerInvalidatedIsAnErrorThatSaysTheChangesAreGone) {
+  // A server that keeps at most 1 MB of WAL for a slot: a stopped reader's slot is lost.
+  auto server = testing::PostgresServer::Start({"max_slot_wal_keep_size=1MB"});
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto db = PgConnection::Connect((*server)->conninfo());
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  ASSERT_TRUE((*db)
+                  ->Execute("CREATE TABLE kept(id int PRIMARY KEY);"
+                            "CREATE PUBLICATION pub_kept FOR TABLE kept;")
+                  .ok());
+  PgTableSpec spec;
+  spec.connection = (*server)->conninfo();
+  spec.publication = "pub_kept";
+  spec.slot = "slot_kept";
+  spec.table = "kept";
+  auto reader = PgTableReader::Open(spec, std::nullopt);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ReadAll first = Drain(**reader);
+  ASSERT_TRUE(first.end.has_value());
+  reader->reset();
+  // Far more WAL than the slot may keep, and checkpoints that remove it.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE((*db)
+                    ->Execute("INSERT INTO kept SELECT g FROM generate_series(" +
+                              std::to_string(i * 200000 + 1) + ", " +
+                              std::to_string((i + 1) * 200000) + ") g")
+                    .ok());
+    ASSERT_TRUE((*db)->Execute("SELECT pg_switch_wal()").ok());
+    ASSERT_TRUE((*db)->Execute("CHECKPOINT").ok());
+  }
+  auto status =
+      (*db)->Query("SELECT wal_status FROM pg_replication_slots WHERE slot_name = 'slot_kept'");
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  ASSERT_EQ(status->rows.size(), 1u);
+  ASSERT_EQ(status->rows[0][0].value_or(""), "lost") << "the server did not invalidate the slot";
+  auto lost = PgTableReader::Open(spec, first.end);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_NE(lost.status().message().find("was invalidated"), std::string::npos)
+      << lost.status().ToString();
+  EXPECT_NE(lost.status().message().find("--full-refresh"), std::string::npos);
+}
+
 TEST(PgTableReader, TableWithoutKeyOrPublicationIsRefusedWithWhatToDo) {
   auto db = ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
