@@ -1316,6 +1316,9 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   if (extras.txn_app_id) {
     txn.Add(delta::Txn{*extras.txn_app_id, extras.txn_version, now});
   }
+  for (const auto& [app_id, version] : extras.source_txns) {
+    txn.Add(delta::Txn{app_id, version, now});
+  }
   delta::CommitOptions commit;
   commit.operation = "AUTO CDC";
   commit.operation_parameters = extras.operation_parameters;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apply/flow_definition.h"
@@ -60,6 +61,10 @@ struct ApplyCounts {
 struct CommitExtras {
   std::optional<std::string> txn_app_id;
   int64_t txn_version = 0;
+  /// Further `txn` actions (application id, version) in the target commit: the source's own
+  /// position where it has one that grows (read_postgres: "pg:<system>/<database>/<slot>" at the
+  /// batch's end LSN), for tools that read Delta's transaction identifiers.
+  std::vector<std::pair<std::string, int64_t>> source_txns = {};
   /// Goes into the target commit's commitInfo, and into the quarantine commit's, which also
   /// gets "cdclake.targetCommit": "true" when a target commit follows it, "false" when not.
   json::Json operation_parameters = json::Json::object();

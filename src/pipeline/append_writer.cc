@@ -115,6 +115,9 @@ Result<int64_t> AppendWithCheckpoint(io::FileSystem& fs, const std::string& tabl
     for (delta::Add& add : adds) txn.Add(std::move(add));
   }
   txn.Add(delta::Txn{FlowAppId(checkpoint.flow), checkpoint.batch, delta::NowMillis()});
+  for (const auto& [app_id, version] : checkpoint.source_txns) {
+    txn.Add(delta::Txn{app_id, version, delta::NowMillis()});
+  }
   delta::CommitOptions options;
   options.operation = "STREAMING UPDATE";
   options.operation_parameters[kFlowParameter] = checkpoint.flow;

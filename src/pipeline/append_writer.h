@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -28,6 +29,8 @@ struct AppendCheckpoint {
   std::string flow;
   int64_t batch = 0;  // the txn version: the flow's previous batch + 1
   json::Json position;
+  /// Further `txn` actions (see apply::CommitExtras::source_txns).
+  std::vector<std::pair<std::string, int64_t>> source_txns = {};
 };
 
 /// Appends `rows` to the table at `table_root` in one commit (operation "STREAMING UPDATE")

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apply/flow_definition.h"
@@ -26,6 +27,9 @@ struct InputBatch {
   /// When the newest input in the batch was written (ms since the epoch; a file's modification
   /// time, a table commit's timestamp), for the lag operators watch; 0 when unknown.
   int64_t written_ms = 0;
+  /// A `txn` action (application id, version) the commit of this batch also carries: the
+  /// source's own growing position, when it has one (read_postgres).
+  std::optional<std::pair<std::string, int64_t>> source_txn;
 };
 
 class BatchSource {

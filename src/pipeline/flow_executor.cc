@@ -177,6 +177,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       spec.schema = rows.rows.schema();  // the declared columns, as a new table gets them
     }
     json::Json position = input->end;
+    std::vector<std::pair<std::string, int64_t>> source_txns;
+    if (input->source_txn) source_txns.push_back(*input->source_txn);
     if (last) position["last_row"] = PositionJson(*last);
     position["batch"] = batch_no + 1;
     json::Json params = json::Json::object();
@@ -208,7 +210,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       CDCLAKE_ASSIGN_OR_RETURN(
           int64_t version,
           AppendWithCheckpoint(fs, flow.target_folder, rows.rows, spec,
-                               AppendCheckpoint{flow.name, batch_no + 1, position}));
+                               AppendCheckpoint{flow.name, batch_no + 1, position, source_txns}));
       ++batch_no;
       source->Committed(position);
       report.counts.applied = rows.rows.num_rows();
@@ -226,6 +228,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       apply::CommitExtras extras;
       extras.txn_app_id = FlowAppId(flow.name);
       extras.txn_version = batch_no + 1;
+      extras.source_txns = source_txns;
       extras.operation_parameters = params;
       extras.quarantined_before = quarantined_before;
       CDCLAKE_ASSIGN_OR_RETURN(apply::ApplyResult result, applier->Apply(rows, extras));

@@ -25,6 +25,13 @@ class PostgresBatchSource : public BatchSource {
     out.end = batch->end.ToJson();
     out.end_text = batch->end.ToString();
     out.written_ms = batch->written_ms;
+    // Delta's transaction identifier for the source, at positions that only grow: the copy's
+    // batches all share its consistent point, so only its last one has it.
+    if (batch->end.snapshot_rows < 0) {
+      const PgPosition& p = batch->end;
+      out.source_txn = {"pg:" + p.system_id + "/" + p.database + "/" + p.slot,
+                        static_cast<int64_t>(p.lsn)};
+    }
     return std::optional<InputBatch>(std::move(out));
   }
 

@@ -114,6 +114,25 @@ acked=$(confirmed cdclake_shop)
 [ "$(sql "SELECT '$acked'::pg_lsn > '$before_changes'::pg_lsn")" = t ] ||
   fail "the slot's confirmed position $acked did not move past $before_changes"
 
+# The bronze commits carry Delta's transaction identifier for the slot, its version the end LSN
+# of the last transaction committed: never beyond what the slot was told is durable.
+sysid=$(sql "SELECT system_identifier FROM pg_control_system()")
+txn_max=$(python3 - "$work/lake/shop/bronze_customers/_delta_log" "pg:$sysid/postgres/cdclake_shop" <<'PY'
+import json, os, sys
+best = -1
+for name in os.listdir(sys.argv[1]):
+    if name.endswith(".json"):
+        for line in open(os.path.join(sys.argv[1], name)):
+            txn = json.loads(line).get("txn")
+            if txn and txn["appId"] == sys.argv[2]:
+                best = max(best, txn["version"])
+print(best)
+PY
+)
+[ "$txn_max" -gt 0 ] || fail "no txn action pg:$sysid/postgres/cdclake_shop in bronze's log"
+[ "$(sql "SELECT $txn_max <= (confirmed_flush_lsn - '0/0'::pg_lsn) FROM pg_replication_slots WHERE slot_name = 'cdclake_shop'")" = t ] ||
+  fail "bronze's txn version $txn_max is beyond the slot's confirmed position $(confirmed cdclake_shop)"
+
 # 3. Nothing new: no commit anywhere.
 v_bronze=$(version_of bronze_customers); v_silver=$(version_of customers)
 run > run3.log 2>&1 || fail "third run: $(cat run3.log)"
