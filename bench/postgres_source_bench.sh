@@ -13,22 +13,16 @@ bin=$(realpath "$1")
 rows=${ROWS:-1000000}
 changes=${CHANGES:-200000}
 txn=${TXN:-100}
-pgbin=${CDCLAKE_PG_BINDIR:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/pipeline/postgres_server.sh"
 work=$(mktemp -d /tmp/cdclake-pgbench-XXXXXX)
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$work"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cleanup() {
-  as_pg "$pgbin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+  pg_server_stop
   rm -rf "$work"
 }
 trap cleanup EXIT
 [ -n "${KEEP_LOGS:-}" ] && trap 'cp "$work"/*.log "$KEEP_LOGS"/ 2>/dev/null; cleanup' EXIT
-as_pg "$pgbin/initdb" -D "$work/data" -U cdclake --auth=trust -E UTF8 --no-locale >/dev/null
-as_pg "$pgbin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -t 60 \
-  -o "-p $port -c listen_addresses=127.0.0.1 -k $work -c wal_level=logical -c max_wal_senders=10 \
-      -c max_replication_slots=10 -c shared_buffers=256MB -c max_wal_size=4GB" start >/dev/null
-conninfo="host=127.0.0.1 port=$port user=cdclake dbname=postgres"
+pg_server_start "-c shared_buffers=256MB -c max_wal_size=4GB"
 sql() { "$pgbin/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cdclake -d postgres "$@"; }
 now() { date +%s.%N; }
 ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b - a) * 1000 }'; }

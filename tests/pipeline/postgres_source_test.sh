@@ -17,27 +17,19 @@ set -euo pipefail
 bin=$1
 rounds=${CDCLAKE_PG_KILL_ROUNDS:-6}
 work=$(mktemp -d)
-pgbin=${CDCLAKE_PG_BINDIR:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-[ -x "$pgbin/initdb" ] || { echo "FAIL: no PostgreSQL binaries (scripts/setup installs them)"; exit 1; }
-pgdir=$(mktemp -d /tmp/cdclake-pg-XXXXXX)
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$pgdir"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/postgres_server.sh"
 cleanup() {
-  as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate stop >/dev/null 2>&1 || true
-  rm -rf "$work" "$pgdir"
+  pg_server_stop
+  rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 expect_eq() { [ "$1" = "$2" ] || fail "${3:-}expected [$2], got [$1]"; }
 
-as_pg "$pgbin/initdb" -D "$pgdir/data" -U cdclake --auth=trust -E UTF8 --no-locale --no-sync \
-  >"$pgdir/initdb.log" 2>&1 || fail "initdb: $(cat "$pgdir/initdb.log")"
-as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w -t 60 \
-  -o "-p $port -c listen_addresses=127.0.0.1 -k $pgdir -c wal_level=logical \
-      -c max_wal_senders=10 -c max_replication_slots=10 -c logical_decoding_work_mem=64kB \
-      -c shared_buffers=16MB -c fsync=off" start >/dev/null || fail "pg_ctl start: $(cat "$pgdir/server.log")"
-conninfo="host=127.0.0.1 port=$port user=cdclake dbname=postgres"
+pg_server_start "-c logical_decoding_work_mem=64kB -c shared_buffers=16MB -c fsync=off" \
+  > "$work/start.log" 2>&1 ||
+  fail "PostgreSQL did not start: $(cat "$work/start.log")"
 sql() { "$pgbin/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cdclake -d "${DB:-postgres}" -c "$1"; }
 cd "$work"
 
@@ -202,10 +194,7 @@ run > run5b.log 2>&1 || fail "run after pg_terminate_backend: $(cat run5b.log)"
 same_as_source "after the walsender was terminated ($terminated terminated)"
 backlog 2
 streaming_run restarted.log
-(cd / && as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate -w restart \
-  -o "-p $port -c listen_addresses=127.0.0.1 -k $pgdir -c wal_level=logical \
-      -c max_wal_senders=10 -c max_replication_slots=10 -c logical_decoding_work_mem=64kB \
-      -c shared_buffers=16MB -c fsync=off" -l "$pgdir/server.log" > /dev/null)
+pg_server_restart immediate
 code_restarted=0
 wait "$pid" || code_restarted=$?
 run > run5c.log 2>&1 || fail "run after an immediate restart: $(cat run5c.log)"

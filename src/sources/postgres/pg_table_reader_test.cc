@@ -56,10 +56,13 @@ ReadAll Drain(PgTableReader& reader) {
   return out;
 }
 
-PgTableSpec Spec(const std::string& table, const std::string& slot) {
+// Table `table` published as pub_<its last word> (reader_big: pub_big), read through `slot` on
+// `server` (the shared one by default).
+PgTableSpec Spec(const std::string& table, const std::string& slot,
+                 const testing::PostgresServer* server = nullptr) {
   PgTableSpec spec;
-  spec.connection = SharedPostgresServer()->conninfo();
-  spec.publication = "pub_" + table.substr(table.rfind('_') + 1);  // reader_big: pub_big
+  spec.connection = (server != nullptr ? server : SharedPostgresServer())->conninfo();
+  spec.publication = "pub_" + table.substr(table.rfind('_') + 1);
   spec.slot = slot;
   spec.table = table;
   spec.batch_rows = 500;
@@ -206,11 +209,7 @@ TEST(PgTableReader, TheSlotHearsFromTheReaderWhileTheFlowCommits) {
                   ->Execute("CREATE TABLE slow(id int PRIMARY KEY);"
                             "CREATE PUBLICATION pub_slow FOR TABLE slow;")
                   .ok());
-  PgTableSpec spec;
-  spec.connection = (*server)->conninfo();
-  spec.publication = "pub_slow";
-  spec.slot = "slot_slow";
-  spec.table = "slow";
+  PgTableSpec spec = Spec("slow", "slot_slow", server->get());
   spec.batch_rows = 1;
   spec.status_interval_ms = 500;
   auto snapshot = PgTableReader::Open(spec, std::nullopt);
@@ -291,11 +290,7 @@ TEST(PgTableReader, ASlotTheServerInvalidatedIsAnErrorThatSaysTheChangesAreGone)
                   ->Execute("CREATE TABLE kept(id int PRIMARY KEY);"
                             "CREATE PUBLICATION pub_kept FOR TABLE kept;")
                   .ok());
-  PgTableSpec spec;
-  spec.connection = (*server)->conninfo();
-  spec.publication = "pub_kept";
-  spec.slot = "slot_kept";
-  spec.table = "kept";
+  const PgTableSpec spec = Spec("kept", "slot_kept", server->get());
   auto reader = PgTableReader::Open(spec, std::nullopt);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   ReadAll first = Drain(**reader);
