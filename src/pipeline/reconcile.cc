@@ -111,8 +111,9 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
         return Status::InvalidArgument("column '" + name + "' is not in " + report.source);
       }
       if (schema.FieldIndex(name) < 0) {
-        return Status::InvalidArgument("column '" + name + "' is not in the table at " +
-                                       table_root);
+        std::string message = "column '" + name;
+        message += "' is not in the table at " + table_root;
+        return Status::InvalidArgument(message);
       }
     }
   }
@@ -167,6 +168,7 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
       }
     }
     std::vector<const data::Column*> view;
+    view.reserve(columns.size());
     for (const data::Column& c : columns) view.push_back(&c);
     for (size_t r = 0; r < rows.rows.size(); ++r) {
       const auto row = static_cast<int64_t>(r);
