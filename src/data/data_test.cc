@@ -1,7 +1,12 @@
 // Tests for types, columns, decimals and the shared text forms of values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <optional>
+#include <random>
+#include <string>
 
 #include "data/column.h"
 #include "data/decimal.h"
@@ -82,6 +87,85 @@ TEST(DecimalTest, ParsesWithoutRounding) {
   EXPECT_FALSE(ParseDecimal("", 10, 2).ok());
   EXPECT_FALSE(ParseDecimal("1.2.3", 10, 2).ok());
   EXPECT_EQ(*ParseDecimal(std::string(38, '9'), 38, 0), PowerOfTen(38) - 1);
+}
+
+// The digits of `text` (sign, digits with at most one point, an optional exponent) as an
+// unscaled value at `scale`, computed the slow way: a decimal string shifted and checked digit
+// by digit in 128 bits. nullopt where ParseDecimal must refuse.
+std::optional<Int128> SlowDecimal(const std::string& text, int precision, int scale) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+  std::string ints, fracs;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ints += text[i++];
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) fracs += text[i++];
+  }
+  if (ints.empty() && fracs.empty()) return std::nullopt;
+  int exponent = 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool minus = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) minus = text[i++] == '-';
+    if (i >= text.size()) return std::nullopt;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      exponent = exponent * 10 + (text[i++] - '0');
+    }
+    if (minus) exponent = -exponent;
+  }
+  if (i != text.size()) return std::nullopt;
+  const std::string all = ints + fracs;
+  const int wanted = std::max(static_cast<int>(ints.size()) + exponent + scale, 0);
+  for (int k = wanted; k < static_cast<int>(all.size()); ++k) {
+    if (all[static_cast<size_t>(k)] != '0') return std::nullopt;
+  }
+  Int128 v = 0;
+  for (int k = 0; k < wanted; ++k) {
+    const int d = k < static_cast<int>(all.size()) ? all[static_cast<size_t>(k)] - '0' : 0;
+    if (v > (PowerOfTen(38) - 1 - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  if (v >= PowerOfTen(precision)) return std::nullopt;
+  return negative ? -v : v;
+}
+
+// ParseDecimal (digits read in place, 64-bit up to 18 digits) against the slow way, over
+// random texts around every edge: signs, leading and trailing zeros, points at either end,
+// exponents, 17 to 20 digits (the 64-bit boundary), 37 to 39 digits (the 128-bit one).
+TEST(DecimalTest, ParseAgreesWithTheSlowWayOnRandomTexts) {
+  std::mt19937_64 random(20261203);
+  auto pick = [&](int n) { return static_cast<int>(random() % static_cast<uint64_t>(n)); };
+  int checked = 0;
+  int refused = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string text;
+    if (pick(4) == 0) text += pick(2) ? '-' : '+';
+    const int lengths[] = {0, 1, 2, 5, 17, 18, 19, 20, 36, 37, 38, 39};
+    const int int_digits = lengths[pick(12)];
+    const int frac_digits = pick(3) == 0 ? 0 : lengths[pick(9)];
+    for (int k = 0; k < int_digits; ++k)
+      text += static_cast<char>('0' + (k == 0 && pick(3) == 0 ? 9 : pick(10)));
+    if (frac_digits > 0 || pick(6) == 0) text += '.';
+    for (int k = 0; k < frac_digits; ++k) text += static_cast<char>('0' + (pick(2) ? 0 : pick(10)));
+    if (pick(6) == 0)
+      text += std::string(pick(2) ? "e" : "E") + (pick(2) ? "-" : "") + std::to_string(pick(40));
+    if (pick(50) == 0) text += 'x';
+    const int precision = 1 + pick(38);
+    const int scale = pick(precision + 1);
+    const std::optional<Int128> want = SlowDecimal(text, precision, scale);
+    const Result<Int128> got = ParseDecimal(text, precision, scale);
+    ASSERT_EQ(got.ok(), want.has_value()) << text << " as decimal(" << precision << "," << scale
+                                          << "): " << (got.ok() ? "read" : got.status().message());
+    if (want) {
+      ASSERT_EQ(*got, *want) << text;
+      ++checked;
+    } else {
+      ++refused;
+    }
+  }
+  EXPECT_GT(checked, 10000);
+  EXPECT_GT(refused, 10000);
 }
 
 TEST(DecimalTest, ByteWidthByPrecision) {

@@ -2,6 +2,7 @@
 #include "data/decimal.h"
 
 #include <algorithm>
+#include <array>
 
 namespace cdclake::data {
 
@@ -36,6 +37,14 @@ std::string FormatDecimal(Int128 unscaled, int scale) {
 }
 
 Int128 PowerOfTen(int n) {
+  // 10^0 .. 10^38, computed once (every decimal parsed checks its precision against one).
+  static const auto kPowers = [] {
+    std::array<Int128, 39> powers{};
+    powers[0] = 1;
+    for (size_t i = 1; i < powers.size(); ++i) powers[i] = powers[i - 1] * 10;
+    return powers;
+  }();
+  if (n >= 0 && n < static_cast<int>(kPowers.size())) return kPowers[static_cast<size_t>(n)];
   Int128 v = 1;
   for (int i = 0; i < n; ++i) v *= 10;
   return v;
@@ -61,44 +70,61 @@ Result<Int128> ParseDecimal(std::string_view text, int precision, int scale) {
                                    std::to_string(precision) + "," + std::to_string(scale) +
                                    "): " + why);
   };
+  auto is_digit = [&](size_t at) { return at < text.size() && text[at] >= '0' && text[at] <= '9'; };
   size_t i = 0;
   bool negative = false;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  std::string int_digits, frac_digits;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') int_digits.push_back(text[i++]);
+  // The digits are read in place: [int_begin, int_end) before the point, [frac_begin,
+  // frac_end) after it.
+  const size_t int_begin = i;
+  while (is_digit(i)) ++i;
+  const size_t int_end = i;
+  size_t frac_begin = i;
+  size_t frac_end = i;
   if (i < text.size() && text[i] == '.') {
-    ++i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') frac_digits.push_back(text[i++]);
+    frac_begin = ++i;
+    while (is_digit(i)) ++i;
+    frac_end = i;
   }
-  if (int_digits.empty() && frac_digits.empty()) return bad("not a number");
+  const int int_count = static_cast<int>(int_end - int_begin);
+  const int total = int_count + static_cast<int>(frac_end - frac_begin);
+  if (total == 0) return bad("not a number");
   int exponent = 0;
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
     ++i;
     bool exp_negative = false;
     if (i < text.size() && (text[i] == '+' || text[i] == '-')) exp_negative = text[i++] == '-';
     if (i >= text.size()) return bad("missing exponent");
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    while (is_digit(i)) {
       exponent = exponent * 10 + (text[i++] - '0');
       if (exponent > 1000) return bad("exponent out of range");
     }
     if (exp_negative) exponent = -exponent;
   }
   if (i != text.size()) return bad("unexpected character");
-  // Shift the decimal point by the exponent.
-  std::string all = int_digits + frac_digits;
-  int point = static_cast<int>(int_digits.size()) + exponent;  // digits before the point
-  // We need the digits up to `scale` places after the point; the rest must be zeros.
-  int wanted = point + scale;
-  if (wanted < 0) wanted = 0;
-  for (int k = wanted; k < static_cast<int>(all.size()); ++k) {
-    if (all[k] != '0') return bad("more fractional digits than the scale allows");
+  // The k-th digit of the integer digits followed by the fractional ones; 0 past them.
+  auto digit = [&](int k) -> int {
+    if (k >= total) return 0;
+    return k < int_count ? text[int_begin + static_cast<size_t>(k)] - '0'
+                         : text[frac_begin + static_cast<size_t>(k - int_count)] - '0';
+  };
+  // Shift the decimal point by the exponent: the digits up to `scale` places after it are the
+  // unscaled value; the rest must be zeros.
+  const int point = int_count + exponent;  // digits before the point
+  const int wanted = std::max(point + scale, 0);
+  for (int k = wanted; k < total; ++k) {
+    if (digit(k) != 0) return bad("more fractional digits than the scale allows");
   }
-  Int128 v = 0;
-  for (int k = 0; k < wanted; ++k) {
-    int d = k < static_cast<int>(all.size()) && k >= 0 ? all[k] - '0' : 0;
-    if (k < 0) continue;
-    if (v > (PowerOfTen(38) - 1 - d) / 10) return bad("too many digits");
-    v = v * 10 + d;
+  // Up to 18 digits fit an unsigned 64-bit integer; further ones are added in 128 bits, each
+  // checked: v * 10 + d stays below 10^38 exactly when v < 10^37 (whatever d).
+  int k = 0;
+  uint64_t small = 0;
+  for (; k < wanted && k < 18; ++k) small = small * 10 + static_cast<uint64_t>(digit(k));
+  Int128 v = static_cast<Int128>(small);
+  static const Int128 kLastBeforeOverflow = PowerOfTen(37) - 1;
+  for (; k < wanted; ++k) {
+    if (v > kLastBeforeOverflow) return bad("too many digits");
+    v = v * 10 + digit(k);
   }
   if (!FitsPrecision(v, precision)) return bad("too many digits for the precision");
   return negative ? -v : v;
