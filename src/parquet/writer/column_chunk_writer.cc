@@ -11,6 +11,11 @@
 
 namespace cdclake::parquet {
 
+namespace {
+// How many values a column's dictionary is given before it is judged (see Add).
+constexpr int64_t kDictionaryProbeValues = 8192;
+}  // namespace
+
 using format::Encoding;
 using format::PageType;
 
@@ -37,8 +42,26 @@ Status ColumnChunkWriter::Add(const int16_t* def, const int16_t* rep, size_t num
   statistics_.AddNulls(static_cast<int64_t>(num_levels - num_values));
   statistics_.Update(values, indices, num_values);
   if (use_dictionary_) {
+    const bool probing = dictionary_values_ < kDictionaryProbeValues;
+    if (probing) {
+      dictionary_values_ += static_cast<int64_t>(num_values);
+      if (width_ > 0) {
+        dictionary_plain_bytes_ += static_cast<int64_t>(num_values) * width_;
+      } else {
+        for (size_t i = 0; i < num_values; ++i) {
+          dictionary_plain_bytes_ += 4 + static_cast<int64_t>(values.StringAt(indices[i]).size());
+        }
+      }
+    }
     AppendDictionaryIndices(values, indices, num_values);
-    if (static_cast<int64_t>(dictionary_.encoded_bytes()) > options_.dictionary_page_bytes) {
+    // Mostly distinct values (ids, e-mail addresses, timestamps) make a dictionary about as large
+    // as the values themselves, and hashing each is wasted: after the first values, such a
+    // column goes PLAIN, as it would at the page limit anyway.
+    const bool mostly_distinct =
+        probing && dictionary_values_ >= kDictionaryProbeValues &&
+        static_cast<int64_t>(dictionary_.encoded_bytes()) * 2 > dictionary_plain_bytes_;
+    if (mostly_distinct ||
+        static_cast<int64_t>(dictionary_.encoded_bytes()) > options_.dictionary_page_bytes) {
       CDCLAKE_RETURN_IF_ERROR(FallBackToPlain());
     }
   } else {
@@ -230,6 +253,8 @@ Result<format::ColumnChunk> ColumnChunkWriter::Finish(int64_t file_offset, io::O
   dictionary_page_.clear();
   dictionary_.Clear();
   use_dictionary_ = options_.dictionary && width_ != -1;
+  dictionary_values_ = 0;
+  dictionary_plain_bytes_ = 0;
   statistics_ = StatisticsCollector(leaf_);
   buffered_uncompressed_ = 0;
   total_uncompressed_ = 0;

@@ -55,6 +55,9 @@ class ColumnChunkWriter {
   const WriterOptions& options_;
   int width_;  // PhysicalWidth(leaf)
   bool use_dictionary_;
+  // The dictionary's first values, to give it up early when it would not pay off (see Add).
+  int64_t dictionary_values_ = 0;
+  int64_t dictionary_plain_bytes_ = 0;  // what those values take PLAIN-encoded
   DictionaryBuilder dictionary_;
   StatisticsCollector statistics_;
 
