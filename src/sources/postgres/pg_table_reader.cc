@@ -14,7 +14,9 @@ namespace {
 
 constexpr const char* kCursor = "cdclake_snapshot";
 constexpr int64_t kFetchRows = 20000;
-constexpr int kWaitMs = 200;  // a quiet stream is asked where it is this often
+constexpr int kWaitMs = 200;
+constexpr int64_t kIdleEndMs = 5000;  // see Next: a server that has stopped short of stop_at_  // a
+                                      // quiet stream is asked where it is this often
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -479,6 +481,7 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
       CDCLAKE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder_.Decode(data->payload));
       CDCLAKE_ASSIGN_OR_RETURN(std::optional<PgTransaction> done,
                                assembler_.Add(message, data->data_start));
+      idle_at_ = 0;                                    // the server is sending
       if (!done || done->end_lsn <= start_) continue;  // not whole yet, or in the table already
       CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(*done), &batch));
       if (!added || batch.rows.rows.num_rows() >= spec_.batch_rows) return Out(std::move(batch));
@@ -487,7 +490,17 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
     const auto& keepalive = std::get<Keepalive>(*frame);
     received_ = std::max(received_, keepalive.wal_end);
     if (keepalive.reply_requested) CDCLAKE_RETURN_IF_ERROR(SendStatus(false));
-    if (assembler_.in_transaction() || keepalive.wal_end < stop_at_) continue;
+    if (assembler_.in_transaction()) continue;
+    if (keepalive.wal_end < stop_at_) {
+      // Short of where the WAL was when the run began. A server with nothing more to send for
+      // a while (its WAL ended there after all, as a position may point past a page header)
+      // has sent everything there is.
+      if (keepalive.wal_end != idle_at_) {
+        idle_at_ = keepalive.wal_end;
+        idle_since_ms_ = NowMs();
+      }
+      if (NowMs() - idle_since_ms_ < kIdleEndMs) continue;
+    }
     // Every transaction committed before the keepalive's position was sent before it, so the
     // WAL up to it is read: it is the position, even where nothing of the table was in it
     // (so the slot does not hold WAL for other tables and databases).

@@ -135,6 +135,8 @@ class PgTableReader {
   Lsn stop_at_ = 0;  // the WAL position when the reader opened: a run reads up to it
   Lsn received_ = 0;
   Lsn last_end_ = 0;  // the end of the last transaction (or idle WAL) handed out
+  Lsn idle_at_ = 0;   // the server's position while it sends nothing but keepalives
+  int64_t idle_since_ms_ = 0;
   std::atomic<Lsn> confirmed_{0};
   std::atomic<Lsn> confirmed_sent_{0};
   std::atomic<int64_t> last_status_ms_{0};
