@@ -135,16 +135,23 @@ class PostgresServer {
         return Status::IoError("PostgreSQL test server: chown " + folder_);
       }
     }
-    port_ = FreePort();
-    if (port_ == 0) return Status::IoError("PostgreSQL test server: no free loopback port");
     CDCLAKE_RETURN_IF_ERROR(Run("initdb", "-D " + folder_ +
                                               "/data -U cdclake --auth=trust -E UTF8 "
                                               "--no-locale --no-sync"));
-    options_ = "-p " + std::to_string(port_) + " -c listen_addresses=127.0.0.1 -k " + folder_ +
-               " -c wal_level=logical -c max_wal_senders=10 -c max_replication_slots=10"
-               " -c logical_decoding_work_mem=64kB -c shared_buffers=16MB -c fsync=off";
-    for (const std::string& s : settings) options_ += " -c " + s;
-    CDCLAKE_RETURN_IF_ERROR(Control("start"));
+    // A port found free can be taken by another test before the server binds it: a start
+    // that fails is tried again on another port.
+    Status started;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      port_ = FreePort();
+      if (port_ == 0) return Status::IoError("PostgreSQL test server: no free loopback port");
+      options_ = "-p " + std::to_string(port_) + " -c listen_addresses=127.0.0.1 -k " + folder_ +
+                 " -c wal_level=logical -c max_wal_senders=10 -c max_replication_slots=10"
+                 " -c logical_decoding_work_mem=64kB -c shared_buffers=16MB -c fsync=off";
+      for (const std::string& s : settings) options_ += " -c " + s;
+      started = Control("start");
+      if (started.ok()) break;
+    }
+    CDCLAKE_RETURN_IF_ERROR(started);
     started_ = true;
     return Status::OK();
   }
