@@ -28,9 +28,7 @@ class PostgresBatchSource : public BatchSource {
     // Delta's transaction identifier for the source, at positions that only grow: the copy's
     // batches all share its consistent point, so only its last one has it.
     if (batch->end.snapshot_rows < 0) {
-      const PgPosition& p = batch->end;
-      out.source_txn = {"pg:" + p.system_id + "/" + p.database + "/" + p.slot,
-                        static_cast<int64_t>(p.lsn)};
+      out.source_txn = {batch->end.AppId(), static_cast<int64_t>(batch->end.lsn)};
     }
     return std::optional<InputBatch>(std::move(out));
   }

@@ -8,6 +8,7 @@
 #include "data/value_format.h"
 #include "delta/snapshot.h"
 #include "delta/table_scan.h"
+#include "parquet/writer/dictionary_builder.h"
 #include "sources/postgres/pg_catalog.h"
 #include "sources/postgres/pg_type_map.h"
 
@@ -21,16 +22,6 @@ using sources::postgres::QuoteIdentifier;
 
 constexpr int64_t kFetchRows = 10000;
 constexpr char kSeparator = '\x1f';
-
-// FNV-1a, 64 bits: a checksum of a row's text, not a defence against anyone.
-uint64_t HashText(std::string_view text) {
-  uint64_t h = 1469598103934665603ULL;
-  for (char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 std::string CellText(const data::Column& column, int64_t row) {
   if (column.IsNull(row)) return std::string(1, '\0');
@@ -62,7 +53,7 @@ uint64_t RowHash(const std::vector<const data::Column*>& columns, const RowShape
     text += CellText(*columns[i], row);
     text += kSeparator;
   }
-  return HashText(text);
+  return parquet::HashBytes(text);
 }
 
 void Keep(std::vector<std::string>* examples, std::string key, int64_t limit) {

@@ -85,8 +85,12 @@ Result<std::optional<PgPosition>> PgPosition::FromJson(const json::Json& value) 
   return std::optional<PgPosition>(out);
 }
 
+std::string PgPosition::AppId() const {
+  return "pg:" + system_id + "/" + database + "/" + slot;
+}
+
 std::string PgPosition::ToString() const {
-  std::string out = "pg:" + system_id + "/" + database + "/" + slot + "@" + FormatLsn(lsn);
+  std::string out = AppId() + "@" + FormatLsn(lsn);
   if (snapshot_rows >= 0) out += " (copying, " + std::to_string(snapshot_rows) + " rows)";
   return out;
 }
@@ -417,7 +421,6 @@ Status PgTableReader::FillMovedRows(PgTransaction* transaction) {
       tuple.kinds[missing[i]] = value ? TupleCell::Kind::kText : TupleCell::Kind::kNull;
       tuple.values[missing[i]] = value.value_or("");
     }
-    ++moved_rows_filled_;
   }
   return Status::OK();
 }

@@ -53,6 +53,8 @@ struct PgPosition {
   json::Json ToJson() const;
   /// kCorrupt naming what is missing; nullopt for a position of another kind of source.
   static Result<std::optional<PgPosition>> FromJson(const json::Json& value);
+  /// "pg:<system_id>/<database>/<slot>": the Delta `txn` application id of the table's commits.
+  std::string AppId() const;
   /// "pg:<system_id>/<database>/<slot>@16/B374D848".
   std::string ToString() const;
 };
@@ -145,7 +147,6 @@ class PgTableReader {
   std::optional<PgTransaction> held_;  // a transaction of another shape than the last batch's
   std::vector<RelationInfo::Column> batch_shape_;
   std::vector<std::string> notices_;
-  int64_t moved_rows_filled_ = 0;
   bool done_ = false;
 };
 
