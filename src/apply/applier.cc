@@ -765,6 +765,14 @@ Result<ApplyResult> ApplierImpl::Apply(const change::ChangeBatch& batch,
 
 Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch,
                                                 const CommitExtras& extras) {
+  if (extras.txn_app_id && extras.txn_after && snapshot_ &&
+      snapshot_->TxnVersion(*extras.txn_app_id).value_or(0) != *extras.txn_after) {
+    return Status::Conflict(
+        flow_.target + ": another writer of the same flow committed its batch " +
+        std::to_string(snapshot_->TxnVersion(*extras.txn_app_id).value_or(0)) +
+        " while this one read from the position after batch " + std::to_string(*extras.txn_after) +
+        "; this batch is not applied (it would apply input twice): run again");
+  }
   ApplyResult result;
   PhaseTrace trace;
   ApplyCounts& counts = result.counts;

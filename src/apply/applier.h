@@ -61,6 +61,11 @@ struct ApplyCounts {
 struct CommitExtras {
   std::optional<std::string> txn_app_id;
   int64_t txn_version = 0;
+  /// The `txn_app_id` version the batch follows (a pipeline flow's previous batch, 0 for none):
+  /// when the table holds another, a writer of the same flow committed meanwhile and this batch,
+  /// read from an older position, fails with kConflict before anything is written. nullopt: no
+  /// such check (snapshot flows, whose versions are the snapshots').
+  std::optional<int64_t> txn_after;
   /// Further `txn` actions (application id, version) in the target commit: the source's own
   /// position where it has one that grows (read_postgres: "pg:<system>/<database>/<slot>" at the
   /// batch's end LSN), for tools that read Delta's transaction identifiers.

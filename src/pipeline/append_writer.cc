@@ -107,6 +107,18 @@ Result<int64_t> AppendWithCheckpoint(io::FileSystem& fs, const std::string& tabl
                                      const AppendCheckpoint& checkpoint) {
   CDCLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot,
                            PrepareTable(fs, table_root, rows.schema(), spec));
+  // The flow's previous batch must be the table's: otherwise another writer of the flow
+  // committed meanwhile and these rows, read from an older position, would be appended twice.
+  // (A commit between this snapshot and ours is a conflict of the two txn actions.)
+  const int64_t have = snapshot->TxnVersion(FlowAppId(checkpoint.flow)).value_or(0);
+  if (have != checkpoint.batch - 1) {
+    return Status::Conflict(table_root + ": another writer of flow " + checkpoint.flow +
+                            " committed its batch " + std::to_string(have) +
+                            " while this one read from the position after batch " +
+                            std::to_string(checkpoint.batch - 1) +
+                            "; these rows are not appended (they would be there twice): run "
+                            "again");
+  }
   delta::Transaction txn(fs, table_root, snapshot);
   if (rows.num_rows() > 0) {
     CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch laid_out, AsTableRows(rows, snapshot->schema()));

@@ -38,7 +38,9 @@ struct AppendCheckpoint {
 /// with the rows' columns; columns the table lacks are added (a commit of their own); a column
 /// whose type is narrower in the table is widened when Delta allows it (`typeWidening`). Rows
 /// missing a table column get NULL. kInvalidArgument naming the column and both types for any
-/// other type difference. With no rows, the commit records only the checkpoint.
+/// other type difference. With no rows, the commit records only the checkpoint. kConflict, with
+/// nothing written, when the table's txn version of the flow is not `checkpoint.batch - 1` (a
+/// writer of the same flow committed meanwhile) or becomes so before the commit.
 Result<int64_t> AppendWithCheckpoint(io::FileSystem& fs, const std::string& table_root,
                                      const data::RecordBatch& rows, const AppendTableSpec& spec,
                                      const AppendCheckpoint& checkpoint);

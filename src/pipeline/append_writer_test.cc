@@ -205,6 +205,27 @@ TEST_F(AppendWriterTest, NoRowsCommitsOnlyTheCheckpoint) {
   EXPECT_EQ(Contents(), (std::vector<std::string>{"1:n1"}));
 }
 
+TEST_F(AppendWriterTest, ABatchFromAStalePositionIsRefusedAndWritesNothing) {
+  // Two writers of flow f read the position after batch 1; the first commits batch 2, the
+  // second's batch 2 (the same input) must not follow it.
+  ASSERT_TRUE(Append(Rows({1}), Checkpoint("f", 1, 10)).ok());
+  ASSERT_TRUE(Append(Rows({2}), Checkpoint("f", 2, 20)).ok());
+  auto stale = Append(Rows({2}), Checkpoint("f", 2, 20));
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), StatusCode::kConflict);
+  EXPECT_NE(stale.status().message().find("another writer of flow f committed its batch 2 while "
+                                          "this one read from the position after batch 1"),
+            std::string::npos)
+      << stale.status().message();
+  // A writer that skipped ahead (its batch does not follow the table's) is refused too.
+  EXPECT_EQ(Append(Rows({4}), Checkpoint("f", 4, 40)).status().code(), StatusCode::kConflict);
+  EXPECT_EQ(Load()->version(), 2);
+  EXPECT_EQ(Contents(), (std::vector<std::string>{"1:n1", "2:n2"}));
+  // Another flow of the same table is not affected; f goes on from batch 2.
+  EXPECT_TRUE(Append(Rows({5}), Checkpoint("g", 1, 1)).ok());
+  EXPECT_TRUE(Append(Rows({3}), Checkpoint("f", 3, 30)).ok());
+}
+
 TEST_F(AppendWriterTest, NoRowsOnANewTableCreatesItWithTheCheckpoint) {
   auto v = Append(Rows({}), Checkpoint("f", 1, 0));
   ASSERT_TRUE(v.ok()) << v.status().ToString();

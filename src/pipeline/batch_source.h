@@ -88,6 +88,13 @@ Result<std::unique_ptr<BatchSource>> OpenPostgresSource(const SourcePlan& source
                                                         const json::Json& position,
                                                         int64_t batch_rows);
 
+/// Kafka topics (read_kafka) from just after `position` (a KafkaPosition's JSON, as a commit of
+/// the flow recorded it; null: the first run, from startingOffsets). Offsets reach the consumer
+/// group `group_id` (unless the source sets kafka.group.id) once each batch is durable.
+Result<std::unique_ptr<BatchSource>> OpenKafkaSource(const SourcePlan& source,
+                                                     const json::Json& position, int64_t batch_rows,
+                                                     const std::string& group_id);
+
 /// Where a file source's flow records its position.
 struct FileSourceTarget {
   std::string folder;            // the target table's

@@ -177,6 +177,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     apply::CommitExtras extras;
     extras.txn_app_id = app_id;
     extras.txn_version = txn_version + 1;
+    extras.txn_after = txn_version;
     extras.operation_parameters = PositionParameters(flow.name, position);
     extras.quarantined_before = quarantined_before;
     extras.quarantined = quarantined;

@@ -140,11 +140,13 @@ Status ApplyChangedProperties(io::FileSystem& fs, const FlowPlan& flow) {
 // Records before `quarantined_before` are in the quarantine table already: a batch read again
 // after a crash between its quarantine commit and its target commit does not add them twice.
 // Within a run positions only grow, so it stays as it is.
+// `batch_no`: the flow's last batch in the target, read before the source's position was: a
+// writer of the same flow committing in between then makes this run's first commit fail
+// (kConflict) instead of letting it follow a batch whose input it reads again.
 Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
-                     std::unique_ptr<BatchSource> source,
+                     int64_t batch_no, std::unique_ptr<BatchSource> source,
                      std::optional<change::SourcePosition> quarantined_before,
                      bool add_bronze_columns, FlowOutcome* outcome) {
-  CDCLAKE_ASSIGN_OR_RETURN(int64_t batch_no, LastFlowBatch(fs, flow.target_folder, flow.name));
   // The next batch is read (decoded) while this one is applied: the second core's work.
   source = ReadingAhead(std::move(source));
   outcome->input_from = source->StartText();
@@ -228,6 +230,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       apply::CommitExtras extras;
       extras.txn_app_id = FlowAppId(flow.name);
       extras.txn_version = batch_no + 1;
+      extras.txn_after = batch_no;
       extras.source_txns = source_txns;
       extras.operation_parameters = params;
       extras.quarantined_before = quarantined_before;
@@ -319,8 +322,12 @@ Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecu
 Result<std::optional<change::ChangeBatch>> PeekSource(io::FileSystem& fs, const FlowPlan& flow) {
   constexpr int64_t kPeekRows = 1000;
   std::unique_ptr<BatchSource> source;
-  // Opening read_postgres creates its slot: its columns are checked by its first batch.
-  if (flow.source.kind == SourcePlan::Kind::kPostgres) return std::optional<change::ChangeBatch>();
+  // Opening read_postgres creates its slot, read_kafka reaches out to brokers: their columns are
+  // checked by their first batch.
+  if (flow.source.kind == SourcePlan::Kind::kPostgres ||
+      flow.source.kind == SourcePlan::Kind::kKafka) {
+    return std::optional<change::ChangeBatch>();
+  }
   if (flow.source.kind == SourcePlan::Kind::kTable) {
     CDCLAKE_ASSIGN_OR_RETURN(bool upstream, delta::TableExists(fs, flow.source.table_folder));
     if (!upstream) return std::optional<change::ChangeBatch>();
@@ -367,8 +374,12 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
   }
   CDCLAKE_RETURN_IF_ERROR(ApplyChangedProperties(fs, flow));
   if (flow.kind == FlowPlan::Kind::kSnapshot) return RunSnapshotFlow(fs, flow, execution, outcome);
+  // Before any position is read (RunStreamFlow).
+  CDCLAKE_ASSIGN_OR_RETURN(const int64_t batch_no,
+                           LastFlowBatch(fs, flow.target_folder, flow.name));
   if (flow.source.kind == SourcePlan::Kind::kTable ||
-      flow.source.kind == SourcePlan::Kind::kPostgres) {
+      flow.source.kind == SourcePlan::Kind::kPostgres ||
+      flow.source.kind == SourcePlan::Kind::kKafka) {
     json::Json position;
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> commit,
                              FindFlowCommit(fs, flow.target_folder, flow.name));
@@ -381,18 +392,25 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
     }
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::SourcePosition> quarantined_before,
                              TableQuarantinedBefore(fs, flow));
+    if (flow.source.kind == SourcePlan::Kind::kKafka) {
+      CDCLAKE_ASSIGN_OR_RETURN(
+          std::unique_ptr<BatchSource> source,
+          OpenKafkaSource(flow.source, position, execution.batch_rows, "cdclake." + flow.name));
+      return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
+                           flow.kind == FlowPlan::Kind::kIngest, outcome);
+    }
     if (flow.source.kind == SourcePlan::Kind::kPostgres) {
       CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
                                OpenPostgresSource(flow.source, position, execution.batch_rows));
       // Bronze columns carry the unchanged (TOASTed) cells' marks to the flows downstream.
-      return RunStreamFlow(fs, flow, execution, std::move(source), quarantined_before,
+      return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
                            flow.kind == FlowPlan::Kind::kIngest, outcome);
     }
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
                              OpenTableSource(fs, flow.source.table, flow.source.table_folder,
                                              position, execution.batch_rows));
-    return RunStreamFlow(fs, flow, execution, std::move(source), quarantined_before, false,
-                         outcome);
+    return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
+                         false, outcome);
   }
   const bool cdc = flow.kind == FlowPlan::Kind::kAutoCdc;
   CDCLAKE_ASSIGN_OR_RETURN(
@@ -402,7 +420,7 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
                                       flow.target, execution.reset_position},
                      cdc ? &flow.flow : nullptr, execution.batch_rows));
   std::optional<change::SourcePosition> quarantined_before = source->QuarantinedBefore();
-  return RunStreamFlow(fs, flow, execution, std::move(source), quarantined_before,
+  return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
                        flow.kind == FlowPlan::Kind::kIngest, outcome);
 }
 

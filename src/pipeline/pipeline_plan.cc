@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -217,6 +218,114 @@ class Planner {
     return Status::OK();
   }
 
+  Status ReadKafkaOptions(const sql::SourceRef& ref, SourcePlan* source) const {
+    source->kind = SourcePlan::Kind::kKafka;
+    if (!ref.streaming) {
+      return ErrorAt(ref.position,
+                     "read_kafka is a stream of messages: write STREAM(read_kafka(...))");
+    }
+    sources::kafka::KafkaSpec& spec = source->kafka;
+    for (const sql::NamedArgument& arg : ref.options) {
+      const std::string key = ToLower(arg.name);
+      auto string_value = [&]() -> Result<std::string> {
+        if (arg.kind != sql::NamedArgument::Kind::kString || arg.value.empty()) {
+          return ErrorAt(arg.position, "read_kafka " + arg.name + " must be a non-empty string");
+        }
+        return arg.value;
+      };
+      if (key.rfind("kafka.", 0) == 0) {
+        spec.kafka_options[arg.name.substr(6)] = arg.value;
+      } else if (key == "bootstrapservers") {
+        CDCLAKE_ASSIGN_OR_RETURN(spec.bootstrap_servers, string_value());
+      } else if (key == "subscribe") {
+        CDCLAKE_ASSIGN_OR_RETURN(std::string topics, string_value());
+        for (std::string& t : SplitTopics(topics)) spec.topics.push_back(std::move(t));
+      } else if (key == "subscribepattern") {
+        CDCLAKE_ASSIGN_OR_RETURN(spec.topic_pattern, string_value());
+      } else if (key == "startingoffsets") {
+        CDCLAKE_ASSIGN_OR_RETURN(spec.starting_offsets, string_value());
+        auto parsed = sources::kafka::StartingOffsets::Parse(spec.starting_offsets);
+        if (!parsed.ok()) return ErrorAt(arg.position, parsed.status().message());
+      } else if (key == "format") {
+        CDCLAKE_ASSIGN_OR_RETURN(std::string format, string_value());
+        format = ToLower(format);
+        if (format == "avro" || format == "debezium-avro") {
+          return ErrorAt(arg.position,
+                         "read_kafka cannot decode Avro yet (it needs a schema registry client, "
+                         "which Debian does not ship): configure Debezium's JSON converter "
+                         "(with or without schemas) and write format => 'debezium'");
+        }
+        if (format != "debezium") {
+          return ErrorAt(arg.position,
+                         "read_kafka format must be 'debezium' (Debezium's JSON "
+                         "converter); leave it out for the messages' own columns");
+        }
+        spec.debezium = true;
+      } else if (key == "failondataloss") {
+        const std::string v = ToLower(arg.value);
+        if (v != "true" && v != "false") {
+          return ErrorAt(arg.position, "read_kafka failOnDataLoss must be true or false");
+        }
+        spec.fail_on_data_loss = v == "true";
+      } else if (key == "maxoffsetspertrigger") {
+        int64_t n = 0;
+        if (arg.kind != sql::NamedArgument::Kind::kString &&
+            arg.kind != sql::NamedArgument::Kind::kNumber) {
+          return ErrorAt(arg.position, "read_kafka maxOffsetsPerTrigger must be a number");
+        }
+        auto [end, ec] = std::from_chars(arg.value.data(), arg.value.data() + arg.value.size(), n);
+        if (ec != std::errc() || end != arg.value.data() + arg.value.size() || n <= 0) {
+          return ErrorAt(arg.position,
+                         "read_kafka maxOffsetsPerTrigger must be a whole number "
+                         "above 0");
+        }
+        spec.max_offsets_per_trigger = n;
+      } else if (key == "schema") {
+        CDCLAKE_ASSIGN_OR_RETURN(std::string ddl, string_value());
+        auto schema = sql::ParseSchemaDdl(ddl);
+        if (!schema.ok()) {
+          return ErrorAt(arg.position, "read_kafka schema: " + schema.status().message());
+        }
+        spec.schema = std::move(*schema);
+      } else {
+        return ErrorAt(arg.position,
+                       "read_kafka option '" + arg.name +
+                           "' is not supported (bootstrapServers, subscribe, subscribePattern, "
+                           "startingOffsets, format, failOnDataLoss, maxOffsetsPerTrigger, "
+                           "schema, and `kafka.<librdkafka property>`)");
+      }
+    }
+    if (spec.bootstrap_servers.empty()) {
+      return ErrorAt(ref.position, "read_kafka needs bootstrapServers => 'host:port[,...]'");
+    }
+    if (spec.topics.empty() == spec.topic_pattern.empty()) {
+      return ErrorAt(ref.position,
+                     "read_kafka needs one of subscribe => 'topic[,topic...]' or "
+                     "subscribePattern => 'regex'");
+    }
+    if (spec.schema && !spec.debezium) {
+      return ErrorAt(ref.position,
+                     "read_kafka schema types Debezium values: it needs "
+                     "format => 'debezium'");
+    }
+    return Status::OK();
+  }
+
+  static std::vector<std::string> SplitTopics(const std::string& text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t comma = text.find(',', start);
+      if (comma == std::string::npos) comma = text.size();
+      std::string t = text.substr(start, comma - start);
+      t.erase(0, t.find_first_not_of(' '));
+      t.erase(t.find_last_not_of(' ') + 1);
+      if (!t.empty()) out.push_back(std::move(t));
+      start = comma + 1;
+    }
+    return out;
+  }
+
   // Resolves `ref` into `source`, following views (each view's query becomes a transform, the
   // innermost first). `seen` holds the views on the way, to refuse a view that reads itself.
   Status Resolve(const sql::SourceRef& ref, SourcePlan* source,
@@ -228,6 +337,10 @@ class Planner {
     if (ref.kind == sql::SourceRef::Kind::kReadPostgres) {
       source->streaming = source->streaming && ref.streaming;
       return ReadPostgresOptions(ref, source);
+    }
+    if (ref.kind == sql::SourceRef::Kind::kReadKafka) {
+      source->streaming = source->streaming && ref.streaming;
+      return ReadKafkaOptions(ref, source);
     }
     if (const sql::CreateView* view = FindView(ref.table)) {
       if (!seen->insert(view).second) {
@@ -537,6 +650,13 @@ class Planner {
 std::string SourcePlan::Describe() const {
   if (kind == Kind::kFiles) {
     return "files '" + pattern + "' (" + std::string(sources::SourceFormatName(format)) + ")";
+  }
+  if (kind == Kind::kKafka) {
+    std::string topics;
+    for (const std::string& t : kafka.topics) topics += (topics.empty() ? "" : ",") + t;
+    return (kafka.topic_pattern.empty() ? "kafka topic " + topics
+                                        : "kafka topics matching '" + kafka.topic_pattern + "'") +
+           (kafka.debezium ? " (debezium)" : "");
   }
   if (kind == Kind::kPostgres) {
     return "postgres table " + postgres.table + " (publication " + postgres.publication +

@@ -15,6 +15,7 @@
 #include "data/schema.h"
 #include "pipeline/warehouse.h"
 #include "sources/change_source.h"
+#include "sources/kafka/kafka_reader.h"
 #include "sources/postgres/pg_table_reader.h"
 #include "sql/pipeline_ast.h"
 
@@ -22,7 +23,7 @@ namespace cdclake::pipeline {
 
 /// Where a flow's rows come from, before the flow's own clauses.
 struct SourcePlan {
-  enum class Kind { kFiles, kTable, kPostgres };
+  enum class Kind { kFiles, kTable, kPostgres, kKafka };
   Kind kind = Kind::kFiles;
   // kFiles: read_files('pattern', format => ..., schema => ..., fileFormat => ...).
   std::string pattern;
@@ -34,13 +35,16 @@ struct SourcePlan {
   std::string table_folder;  // its folder
   // kPostgres: read_postgres(connection => ..., publication => ..., slot => ..., table => ...).
   sources::postgres::PgTableSpec postgres;
+  // kKafka: read_kafka(bootstrapServers => ..., subscribe | subscribePattern => ..., ...).
+  sources::kafka::KafkaSpec kafka;
   /// SELECT transforms applied to the rows in this order (views' queries, then the streaming
   /// table's own AS SELECT); empty to pass rows as they are.
   std::vector<sql::SelectQuery> transforms;
   /// Whether the source is read with STREAM(...) (a batch read of files re-reads every file).
   bool streaming = true;
 
-  /// "files 'data/*.json' (debezium)", "table shop.bronze" or "postgres table public.t (slot s)".
+  /// "files 'data/*.json' (debezium)", "table shop.bronze", "postgres table public.t (slot s)" or
+  /// "kafka topic t (debezium)".
   std::string Describe() const;
 };
 

@@ -153,6 +153,76 @@ TEST(PipelinePlanTest, ReadPostgresMistakesAreNamed) {
       << positional.status().ToString();
 }
 
+TEST(PipelinePlanTest, ReadKafkaTakesDatabricksOptionsAndLibrdkafkaOnes) {
+  const std::string text = R"(
+CREATE OR REFRESH STREAMING TABLE shop.bronze
+AS SELECT * FROM STREAM(read_kafka(
+     bootstrapServers => '${kafka}',
+     subscribe        => 'shop.public.customers, shop.public.orders',
+     startingOffsets  => '{"shop.public.orders": {"0": 5}}',
+     failOnDataLoss   => false,
+     maxOffsetsPerTrigger => 5000,
+     `kafka.security.protocol` => 'SASL_SSL',
+     format           => 'Debezium'));
+CREATE OR REFRESH STREAMING TABLE shop.raw
+AS SELECT * FROM STREAM(read_kafka(bootstrapServers => 'b:9092', subscribePattern => 'shop\..*'));
+)";
+  auto plan = PlanText(text, {{"kafka", "k1:9092,k2:9092"}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const FlowPlan* bronze = FindFlow(*plan, "shop.bronze");
+  ASSERT_NE(bronze, nullptr);
+  const sources::kafka::KafkaSpec& k = bronze->source.kafka;
+  EXPECT_EQ(bronze->source.kind, SourcePlan::Kind::kKafka);
+  EXPECT_EQ(k.bootstrap_servers, "k1:9092,k2:9092");
+  EXPECT_EQ(k.topics, (std::vector<std::string>{"shop.public.customers", "shop.public.orders"}));
+  EXPECT_EQ(k.starting_offsets, R"({"shop.public.orders": {"0": 5}})");
+  EXPECT_FALSE(k.fail_on_data_loss);
+  EXPECT_EQ(k.max_offsets_per_trigger, 5000);
+  EXPECT_EQ(k.kafka_options.at("security.protocol"), "SASL_SSL");
+  EXPECT_TRUE(k.debezium);
+  EXPECT_EQ(bronze->source.Describe(),
+            "kafka topic shop.public.customers,shop.public.orders (debezium)");
+  const FlowPlan* raw = FindFlow(*plan, "shop.raw");
+  ASSERT_NE(raw, nullptr);
+  EXPECT_FALSE(raw->source.kafka.debezium);
+  EXPECT_TRUE(raw->source.kafka.fail_on_data_loss);
+  EXPECT_EQ(raw->source.Describe(), "kafka topics matching 'shop\\..*'");
+}
+
+TEST(PipelinePlanTest, ReadKafkaMistakesAreNamed) {
+  const std::string head = "CREATE OR REFRESH STREAMING TABLE t AS SELECT * FROM ";
+  const std::string b = "bootstrapServers => 'b:1'";
+  EXPECT_NE(PlanError(head + "STREAM(read_kafka(subscribe => 't'))")
+                .find("read_kafka needs bootstrapServers"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "STREAM(read_kafka(" + b + "))").find("needs one of subscribe"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "STREAM(read_kafka(" + b +
+                      ", subscribe => 't', "
+                      "subscribePattern => 'x'))")
+                .find("needs one of subscribe"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "read_kafka(" + b + ", subscribe => 't')")
+                .find("write STREAM(read_kafka(...))"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "STREAM(read_kafka(" + b + ", subscribe => 't', format => 'avro'))")
+                .find("cannot decode Avro yet"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "STREAM(read_kafka(" + b +
+                      ", subscribe => 't', "
+                      "startingOffsets => 'newest'))")
+                .find("startingOffsets must be 'earliest', 'latest' or JSON"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "STREAM(read_kafka(" + b + ", subscribe => 't', assign => 'x'))")
+                .find("read_kafka option 'assign' is not supported"),
+            std::string::npos);
+  EXPECT_NE(PlanError(head + "STREAM(read_kafka(" + b +
+                      ", subscribe => 't', "
+                      "maxOffsetsPerTrigger => 0))")
+                .find("maxOffsetsPerTrigger must be a whole number above 0"),
+            std::string::npos);
+}
+
 TEST(PipelinePlanTest, ReadFilesFormatsAndBatchReads) {
   PipelinePlan plan = MustPlan(R"(
 CREATE STREAMING TABLE a AS SELECT * FROM read_files('/a/*.jsonl', format => 'JSON');

@@ -44,7 +44,7 @@ struct ColumnSelection {
   SourcePosition position;  // of the list; meaningless for kAll when the clause is absent
 };
 
-/// One `name => value` argument of read_files(...) or read_postgres(...).
+/// One `name => value` argument of read_files(...), read_postgres(...) or read_kafka(...).
 struct NamedArgument {
   enum class Kind { kString, kNumber, kBoolean };
   std::string name;
@@ -53,10 +53,10 @@ struct NamedArgument {
   SourcePosition position;
 };
 
-/// What a flow or query reads: a table or view by name, files through read_files(...), or a
-/// PostgreSQL table's changes through read_postgres(...).
+/// What a flow or query reads: a table or view by name, files through read_files(...), a
+/// PostgreSQL table's changes through read_postgres(...), or Kafka topics through read_kafka(...).
 struct SourceRef {
-  enum class Kind { kTable, kReadFiles, kReadPostgres };
+  enum class Kind { kTable, kReadFiles, kReadPostgres, kReadKafka };
   Kind kind = Kind::kTable;
   bool streaming = false;              // STREAM(x) or STREAM x
   TableName table;                     // kTable

@@ -98,11 +98,13 @@ class SelectParser {
       if (t.IsKeyword("read_postgres")) {
         return ParseFunction(source, SourceRef::Kind::kReadPostgres);
       }
+      if (t.IsKeyword("read_kafka")) return ParseFunction(source, SourceRef::Kind::kReadKafka);
       if (t.IsKeyword("cloud_files")) {
         return NotSupported(ts_, t, "cloud_files(...)", "use read_files(...)");
       }
       return NotSupported(ts_, t, "the table-valued function '" + t.text + "'",
-                          "sources are tables, views, read_files(...) and read_postgres(...)");
+                          "sources are tables, views, read_files(...), read_postgres(...) and "
+                          "read_kafka(...)");
     }
     source->kind = SourceRef::Kind::kTable;
     CDCLAKE_ASSIGN_OR_RETURN(source->table,
@@ -110,16 +112,20 @@ class SelectParser {
     if (ts_.PeekOperator("(")) {
       return NotSupported(ts_, ts_.Peek(),
                           "the table-valued function '" + source->table.ToString() + "'",
-                          "sources are tables, views, read_files(...) and read_postgres(...)");
+                          "sources are tables, views, read_files(...), read_postgres(...) and "
+                          "read_kafka(...)");
     }
     return Status::OK();
   }
 
-  // read_files('path', name => value, ...) or read_postgres(name => value, ...).
+  // read_files('path', name => value, ...), read_postgres(name => value, ...) or
+  // read_kafka(name => value, ...).
   Status ParseFunction(SourceRef* source, SourceRef::Kind kind) {
     source->kind = kind;
     const bool files = kind == SourceRef::Kind::kReadFiles;
-    const std::string function = files ? "read_files" : "read_postgres";
+    const std::string function = files                                 ? "read_files"
+                                 : kind == SourceRef::Kind::kReadKafka ? "read_kafka"
+                                                                       : "read_postgres";
     ts_.Next();  // the function's name
     const Token& open = ts_.Next();
     bool first = true;
@@ -138,7 +144,7 @@ class SelectParser {
         if (name_token.kind == TokenKind::kString || name_token.kind == TokenKind::kNumber) {
           return ts_.ErrorAt(name_token, files ? "read_files takes one path; write further "
                                                  "arguments as name => value"
-                                               : "read_postgres takes arguments as name => value");
+                                               : function + " takes arguments as name => value");
         }
         return ts_.Expected("an option name of " + function);
       }

@@ -145,9 +145,16 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
         last_line = std::max(last_line, static_cast<size_t>(r.position.line));
       }
       piece.end = last_line == 0 ? 0 : line_record[last_line - 1] + 1;
+      if (batch->rows.num_rows() == 0) {
+        // Only rejected records: no row settles the columns' types (a sequence the reader
+        // could not see would be typed anew), so the batch has no columns.
+        batch->rows = data::RecordBatch();
+        batch->unchanged.clear();
+      }
       // Where each row came from: its topic, partition and offset.
       data::Schema fields = batch->rows.schema();
       std::vector<Column> columns = batch->rows.ReleaseColumns();
+      const bool no_rows = batch->positions.empty();
       Column topic(DataType::String()), partition(DataType::Int32()), offset(DataType::Int64()),
           timestamp(DataType::Timestamp());
       for (change::SourcePosition& p : batch->positions) {
@@ -168,7 +175,9 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
       columns.push_back(std::move(partition));
       columns.push_back(std::move(offset));
       columns.push_back(std::move(timestamp));
-      batch->rows = data::RecordBatch(data::Schema(std::move(all)), std::move(columns));
+      if (!no_rows) {
+        batch->rows = data::RecordBatch(data::Schema(std::move(all)), std::move(columns));
+      }
       if (!batch->unchanged.empty()) {
         batch->unchanged.resize(batch->rows.num_columns(),
                                 std::vector<uint8_t>(batch->positions.size(), 0));
