@@ -6,7 +6,8 @@
 # SCD1 tables (from bronze, and reading read_kafka directly) must equal the model of the stream,
 # and every table must equal the same pipeline's tables after one uninterrupted run. Also: a run
 # with nothing new writes no version; a value that is not JSON is quarantined with its topic,
-# partition and offset; a wrong broker address and a missing topic fail quickly and clearly.
+# partition and offset; --continuous picks up a message produced while it runs; a wrong broker
+# address and a missing topic fail quickly and clearly.
 # Usage: kafka_source_test.sh CDCLAKE_BIN KAFKA_MOCK_CLUSTER_BIN
 # CDCLAKE_KAFKA_KILLS (default 100): runs killed at least (the stream is produced in 1.5 times as
 # many rounds); CDCLAKE_KAFKA_EVENTS (default 3000) change events.
@@ -167,6 +168,22 @@ run "$work/lake" --once > bad.log 2>&1 || fail "a run with a bad value failed: $
 "$bin" show "$work/lake/shop/bronze_customers_quarantine" --format csv > quarantine.csv
 grep -q "topic '$topic' partition 1 offset" quarantine.csv ||
   fail "the quarantined value does not name its partition and offset: $(head -3 quarantine.csv)"
+
+# --continuous: a message produced while it runs reaches bronze and silver; SIGTERM ends it.
+"$bin" run "$work/p.sql" --warehouse "$work/lake" --var "kafka=$kafka" --continuous \
+  --interval 1s > continuous.log 2>&1 &
+cpid=$!
+sleep 1
+printf '{"id":9999}\t{"before":null,"after":{"id":9999,"name":"late"},"source":{"connector":"postgresql","db":"shop","schema":"public","table":"customers","ts_ms":5,"lsn":99999999},"op":"c","ts_ms":9}\n' > late.txt
+mockcmd produce "$topic" 0 "$work/late.txt" > /dev/null
+for ((i = 0; i < 60; i++)); do
+  show "$work/lake" customers --columns id,name | grep -q '^9999,late$' && break
+  sleep 0.5
+done
+kill -TERM "$cpid"
+wait "$cpid" || fail "--continuous did not end cleanly on SIGTERM: $(tail -3 continuous.log)"
+show "$work/lake" customers --columns id,name | grep -q '^9999,late$' ||
+  fail "--continuous did not bring the new message to shop.customers: $(tail -5 continuous.log)"
 
 # Wrong broker address, missing topic: clear errors, quickly.
 sed 's/shop.public.customers/shop.public.missing/' p.sql > missing.sql
