@@ -75,7 +75,7 @@ Kafka NewHandle(Conf conf, std::string* error) {
   rd_kafka_conf_set_log_cb(conf.get(), LogToStderr);
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), errstr, sizeof errstr);
   if (rk != nullptr) {
-    conf.release();  // Owned by rk now.
+    (void)conf.release();  // Owned by rk now.
   } else {
     *error = errstr;
   }
@@ -164,7 +164,7 @@ rd_kafka_resp_err_t ProduceLine(rd_kafka_t* producer, const std::string& topic, 
         RD_KAFKA_V_VALUE(value ? const_cast<char*>(value->data()) : nullptr,
                          value ? value->size() : 0),
         RD_KAFKA_V_HEADERS(headers.get()), RD_KAFKA_V_OPAQUE(delivery), RD_KAFKA_V_END);
-    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) headers.release();  // Owned by the message now.
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) (void)headers.release();  // Owned by the message now.
     if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) return err;
     rd_kafka_poll(producer, 100);
   }

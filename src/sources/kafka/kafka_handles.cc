@@ -24,7 +24,7 @@ Result<KafkaHandle> MakeConsumer(KafkaConf conf) {
   // rd_kafka_new takes the configuration only when it succeeds.
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), reason, sizeof reason);
   if (rk == nullptr) return Status::InvalidArgument(std::string("Kafka consumer: ") + reason);
-  conf.release();
+  (void)conf.release();  // rd_kafka_new took it
   return KafkaHandle(rk);
 }
 

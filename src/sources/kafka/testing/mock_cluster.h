@@ -26,7 +26,7 @@ class MockCluster {
     char reason[512];
     rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf->get(), reason, sizeof reason);
     if (rk == nullptr) throw std::runtime_error(reason);
-    conf->release();
+    (void)conf->release();  // rd_kafka_new took it
     producer_.reset(rk);
     cluster_ = rd_kafka_handle_mock_cluster(rk);
     if (cluster_ == nullptr) throw std::runtime_error("no mock cluster");
