@@ -240,6 +240,37 @@ TEST(KafkaReader, RawColumnsWithoutAFormat) {
   }
 }
 
+TEST(KafkaReader, APatternFindsTopicsCreatedLaterAndReadsThemFromTheirStart) {
+  MockCluster cluster;
+  cluster.CreateTopic("shop.public.a", 1);
+  cluster.CreateTopic("other.public.b", 1);
+  cluster.Produce("shop.public.a", 0, Key(1), Event("c", 1, "a", 1));
+  cluster.Produce("other.public.b", 0, Key(2), Event("c", 2, "b", 2));
+  KafkaSpec spec = Spec(cluster);
+  spec.topics.clear();
+  spec.topic_pattern = "shop\\.public\\..*";
+  auto first = KafkaReader::Open(spec, std::nullopt);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::vector<KafkaBatch> batches = ReadAll(**first);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].rows.rows.num_rows(), 1);  // not other.public.b
+  KafkaPosition position = batches.back().end;
+  EXPECT_EQ(position.ToString(), "shop.public.a[0]@1");
+  // A table added upstream: its topic appears and the next run reads it whole.
+  cluster.CreateTopic("shop.public.c", 2);
+  cluster.Produce("shop.public.c", 1, Key(3), Event("c", 3, "c", 3));
+  auto second = KafkaReader::Open(spec, position);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  std::vector<std::string> notices = (*second)->Notices();
+  ASSERT_EQ(notices.size(), 2u);
+  EXPECT_NE(notices[0].find("topic 'shop.public.c' partition 0 is new to the flow"),
+            std::string::npos);
+  batches = ReadAll(**second);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].rows.positions.at(0).file, "shop.public.c/1");
+  EXPECT_EQ(batches.back().end.ToString(), "shop.public.a[0]@1 shop.public.c[0]@0 [1]@1");
+}
+
 TEST(KafkaReader, ValueThatIsNotJsonIsRejectedWithItsOffsetAndReadingGoesOn) {
   MockCluster cluster;
   cluster.CreateTopic(kTopic, 1);
