@@ -239,7 +239,11 @@ class Planner {
         CDCLAKE_ASSIGN_OR_RETURN(spec.bootstrap_servers, string_value());
       } else if (key == "subscribe") {
         CDCLAKE_ASSIGN_OR_RETURN(std::string topics, string_value());
-        for (std::string& t : SplitTopics(topics)) spec.topics.push_back(std::move(t));
+        for (std::string& t : Split(topics, ',')) {
+          t.erase(0, t.find_first_not_of(' '));
+          t.erase(t.find_last_not_of(' ') + 1);
+          if (!t.empty()) spec.topics.push_back(std::move(t));
+        }
       } else if (key == "subscribepattern") {
         CDCLAKE_ASSIGN_OR_RETURN(spec.topic_pattern, string_value());
       } else if (key == "startingoffsets") {
@@ -309,21 +313,6 @@ class Planner {
                      "format => 'debezium'");
     }
     return Status::OK();
-  }
-
-  static std::vector<std::string> SplitTopics(const std::string& text) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-      size_t comma = text.find(',', start);
-      if (comma == std::string::npos) comma = text.size();
-      std::string t = text.substr(start, comma - start);
-      t.erase(0, t.find_first_not_of(' '));
-      t.erase(t.find_last_not_of(' ') + 1);
-      if (!t.empty()) out.push_back(std::move(t));
-      start = comma + 1;
-    }
-    return out;
   }
 
   // Resolves `ref` into `source`, following views (each view's query becomes a transform, the
