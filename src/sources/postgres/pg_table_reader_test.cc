@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <atomic>
 #include <map>
 #include <thread>
@@ -339,6 +341,27 @@ TEST(PgTableReader, TableWithoutKeyOrPublicationIsRefusedWithWhatToDo) {
   auto missing = PgTableReader::Open(Spec("reader_nosuch", "slot_nosuch"), std::nullopt);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("'reader_nosuch' is not a table"), std::string::npos);
+}
+
+TEST(PgTableReader, AServerThatCannotBeReachedOrADatabaseThatIsNotThereIsAClearErrorAtOnce) {
+  // Nothing listens on port 1; the shared server has no database "no_such_db".
+  PgTableSpec nowhere = Spec("reader_nowhere", "slot_nowhere");
+  nowhere.connection = "host=127.0.0.1 port=1 dbname=postgres user=cdclake connect_timeout=5";
+  const auto start = std::chrono::steady_clock::now();
+  auto refused = PgTableReader::Open(nowhere, std::nullopt);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("127.0.0.1:1"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("refused"), std::string::npos)
+      << refused.status().ToString();
+  PgTableSpec no_db = Spec("reader_nodb", "slot_nodb");
+  no_db.connection += " dbname=no_such_db";
+  auto missing = PgTableReader::Open(no_db, std::nullopt);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("database \"no_such_db\" does not exist"),
+            std::string::npos)
+      << missing.status().ToString();
 }
 
 TEST(PgTableReader, PositionRoundTripsThroughJson) {
