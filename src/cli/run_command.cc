@@ -134,6 +134,9 @@ void PrintSummary(const pipeline::PipelineRunSummary& summary, std::ostream& out
       out << "flow " << f.flow << ": " << sources::DescribePending(p) << "\n";
     }
     for (const std::string& n : f.outcome.notices) out << "flow " << f.flow << ": " << n << "\n";
+    if (!f.outcome.source_lag.empty()) {
+      out << "flow " << f.flow << ": source lag: " << f.outcome.source_lag << "\n";
+    }
   }
 }
 

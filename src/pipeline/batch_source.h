@@ -64,6 +64,12 @@ class BatchSource {
   /// it may let go (a PostgreSQL slot) does so now, never earlier. May be called while Next
   /// runs on another thread.
   virtual void Committed(const json::Json& end) {}
+
+  /// Once Next() has returned nullopt: how far the source's upstream is ahead of what the flow
+  /// read, for people and the event log ("slot s: 0 B of WAL after its confirmed position, 24 kB
+  /// retained"; "0 messages behind the high watermarks"); nullopt for files and tables. A
+  /// source that holds a connection upstream may close it first.
+  virtual std::optional<std::string> Lag() { return std::nullopt; }
 };
 
 /// `inner`, with each next batch read on a thread of its own while the caller works on the

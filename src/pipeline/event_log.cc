@@ -24,6 +24,7 @@ data::Schema EventLogSchema() {
   fields.push_back({"message", DataType::String(), true});
   fields.push_back({"table_id", DataType::String(), true});
   fields.push_back({"input_table_id", DataType::String(), true});
+  fields.push_back({"source_lag", DataType::String(), true});
   return data::Schema(std::move(fields));
 }
 
@@ -40,7 +41,7 @@ Result<std::optional<int64_t>> AppendEventLog(io::FileSystem& fs, const std::str
       return created.status();
     }
   } else {
-    // A log written before the lineage columns: they are added (NULL in older rows).
+    // A log written before the lineage or lag columns: they are added (NULL in older rows).
     CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, table_root));
     if (snapshot->schema().num_fields() < EventLogSchema().num_fields()) {
       CDCLAKE_RETURN_IF_ERROR(delta::EvolveSchema(fs, table_root, EventLogSchema()).status());
@@ -52,14 +53,26 @@ Result<std::optional<int64_t>> AppendEventLog(io::FileSystem& fs, const std::str
     auto text_or_null = [](const std::string& s) {
       return s.empty() ? Value::Null() : Value::Bytes(s);
     };
-    rows.AppendRow(
-        {Value::Int(e.time_ms * 1000), Value::Bytes(e.run_id), Value::Bytes(e.flow),
-         Value::Bytes(e.target), text_or_null(e.input_from), text_or_null(e.input_to),
-         Value::Int(e.rows_read), Value::Int(e.rows_applied), Value::Int(e.rows_discarded),
-         Value::Int(e.rows_quarantined), Value::Int(e.rows_inserted), Value::Int(e.rows_updated),
-         Value::Int(e.rows_deleted), e.table_version ? Value::Int(*e.table_version) : Value::Null(),
-         Value::Int(e.duration_ms), Value::Bytes(e.status), text_or_null(e.message),
-         text_or_null(e.table_id), text_or_null(e.input_table_id)});
+    rows.AppendRow({Value::Int(e.time_ms * 1000),
+                    Value::Bytes(e.run_id),
+                    Value::Bytes(e.flow),
+                    Value::Bytes(e.target),
+                    text_or_null(e.input_from),
+                    text_or_null(e.input_to),
+                    Value::Int(e.rows_read),
+                    Value::Int(e.rows_applied),
+                    Value::Int(e.rows_discarded),
+                    Value::Int(e.rows_quarantined),
+                    Value::Int(e.rows_inserted),
+                    Value::Int(e.rows_updated),
+                    Value::Int(e.rows_deleted),
+                    e.table_version ? Value::Int(*e.table_version) : Value::Null(),
+                    Value::Int(e.duration_ms),
+                    Value::Bytes(e.status),
+                    text_or_null(e.message),
+                    text_or_null(e.table_id),
+                    text_or_null(e.input_table_id),
+                    text_or_null(e.source_lag)});
   }
   CDCLAKE_ASSIGN_OR_RETURN(int64_t version, delta::AppendRows(fs, table_root, rows));
   return std::optional<int64_t>(version);

@@ -273,6 +273,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   }
   outcome->source_counts = source->Counts();
   outcome->pending = source->Pending();
+  if (std::optional<std::string> lag = source->Lag()) outcome->source_lag = std::move(*lag);
   return Status::OK();
 }
 

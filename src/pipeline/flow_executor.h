@@ -60,6 +60,9 @@ struct FlowOutcome {
   bool skipped = false;  // AUTO CDC ONCE after its first run
   /// Lines for the run's output about where reading started (BatchSource::Notices).
   std::vector<std::string> notices;
+  /// How far the source's upstream was ahead when the flow finished (BatchSource::Lag); empty
+  /// for files and tables.
+  std::string source_lag;
 };
 
 /// What the first batch of an AUTO CDC flow whose target does not exist yet would refuse

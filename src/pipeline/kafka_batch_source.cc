@@ -29,6 +29,7 @@ class KafkaBatchSource : public BatchSource {
 
   std::vector<std::string> Notices() const override { return reader_->Notices(); }
   std::vector<sources::SourceCount> Counts() const override { return reader_->Counts(); }
+  std::optional<std::string> Lag() override { return reader_->Lag(); }
 
   void Committed(const json::Json& end) override {
     auto position = KafkaPosition::FromJson(end);

@@ -188,6 +188,15 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       total.notices.insert(total.notices.end(), outcome.notices.begin(), outcome.notices.end());
       if (total.input_from.empty()) total.input_from = outcome.input_from;
       total.input_to = outcome.input_to;
+      if (!outcome.source_lag.empty()) {
+        total.source_lag = outcome.source_lag;
+        // The event log has it on the flow's last batch of this pass.
+        for (auto e = entries.rbegin(); e != entries.rend(); ++e) {
+          if (e->flow != flow.name) continue;
+          e->source_lag = outcome.source_lag;
+          break;
+        }
+      }
       if (status.ok() && summary.passes == 1 && outcome.files == 0) {
         WarnOfEmptyGlob(fs, flow, &fs_summary);
       }

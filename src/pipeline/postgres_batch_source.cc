@@ -35,6 +35,11 @@ class PostgresBatchSource : public BatchSource {
 
   std::vector<std::string> Notices() const override { return reader_->notices(); }
 
+  std::optional<std::string> Lag() override {
+    Result<std::string> lag = reader_->Lag();
+    return lag.ok() ? *lag : "unknown (" + lag.status().message() + ")";
+  }
+
   void Committed(const json::Json& end) override {
     auto position = PgPosition::FromJson(end);
     if (position.ok() && *position) reader_->Confirm((*position)->lsn);

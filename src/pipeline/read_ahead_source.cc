@@ -28,6 +28,9 @@ class ReadAheadSource : public BatchSource {
   std::vector<sources::PendingFile> Pending() const override {
     return ahead_.Paused([this] { return inner_->Pending(); });
   }
+  std::optional<std::string> Lag() override {
+    return ahead_.Paused([this] { return inner_->Lag(); });
+  }
   // Not paused: the source takes it while reading (the point is to tell its upstream soon).
   void Committed(const json::Json& end) override { inner_->Committed(end); }
 

@@ -125,6 +125,8 @@ for ((r = 0; r < rounds || kills < target; r++)); do
   for ((p = 0; p < produced; p++)); do answer > /dev/null; done
 done
 run "$work/lake" --once > final.log 2>&1 || fail "the last run failed: $(tail -5 final.log)"
+grep -q "^flow shop.bronze_customers: source lag: 0 messages behind the high watermarks$" final.log ||
+  fail "the last run's summary does not say it caught up: $(grep 'source lag' final.log)"
 lost=$(grep -c "another writer of" run.log || true)
 echo "kafka_source: $messages messages ($tombstones tombstones) in $rounds rounds, $r runs, $kills killed (SIGKILL), $lost commits lost to a concurrent writer of the same flow"
 

@@ -105,6 +105,9 @@ grep -q "r=200" <<<"$(bronze_count _op)" || fail "the snapshot rows changed: $(b
 acked=$(confirmed cdclake_shop)
 [ "$(sql "SELECT '$acked'::pg_lsn > '$before_changes'::pg_lsn")" = t ] ||
   fail "the slot's confirmed position $acked did not move past $before_changes"
+# The run's summary says how far each slot is behind, from the position it last confirmed.
+grep -Eq "^flow shop.bronze_customers: source lag: slot cdclake_shop: [0-9.]+ k?B of WAL after its confirmed position $acked, [0-9.]+ [kMG]?B retained$" run2.log ||
+  fail "the summary does not give the slot's lag at $acked: $(grep 'source lag' run2.log)"
 
 # The bronze commits carry Delta's transaction identifier for the slot, its version the end LSN
 # of the last transaction committed: never beyond what the slot was told is durable.

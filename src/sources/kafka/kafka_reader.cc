@@ -83,6 +83,7 @@ class KafkaReaderImpl final : public KafkaReader {
   void Committed(const KafkaPosition& end) override;
   std::string StartText() const override { return start_text_; }
   std::vector<std::string> Notices() const override { return notices_; }
+  std::string Lag() const override;
   std::vector<SourceCount> Counts() const override {
     std::vector<SourceCount> out = {{"Kafka tombstones skipped", 0}};
     for (const auto& [label, value] : counts_) {
@@ -328,6 +329,31 @@ Status KafkaReaderImpl::Queue(std::vector<KafkaRecord> records, const KafkaPosit
     ready_.push_back(std::move(batch));
   }
   return Status::OK();
+}
+
+std::string KafkaReaderImpl::Lag() const {
+  int64_t total = 0;
+  std::string parts;
+  for (const auto& [tp, bound] : bound_) {
+    // The high watermark of the last fetch (no request: a broker that is down cannot stall
+    // the end of a run); the one at open when no fetch said.
+    int64_t low = 0;
+    int64_t high = bound;
+    if (rd_kafka_get_watermark_offsets(consumer_.get(), tp.first.c_str(), tp.second, &low, &high) !=
+            RD_KAFKA_RESP_ERR_NO_ERROR ||
+        high < 0) {
+      high = bound;
+    }
+    auto at = position_.next.find(tp);
+    const int64_t behind =
+        std::max<int64_t>(0, high - (at == position_.next.end() ? 0 : at->second));
+    if (behind == 0) continue;
+    total += behind;
+    parts += (parts.empty() ? "" : ", ") + tp.first + "[" + std::to_string(tp.second) + "] " +
+             std::to_string(behind);
+  }
+  return std::to_string(total) + (total == 1 ? " message" : " messages") +
+         " behind the high watermarks" + (parts.empty() ? "" : " (" + parts + ")");
 }
 
 void KafkaReaderImpl::Committed(const KafkaPosition& end) {

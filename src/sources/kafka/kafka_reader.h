@@ -66,6 +66,10 @@ class KafkaReader {
   /// "kafka t[0]@12 [1]@7" or "kafka t from earliest".
   virtual std::string StartText() const = 0;
   virtual std::vector<std::string> Notices() const = 0;
+  /// Once Next has returned nullopt: how many messages the partitions hold after the position
+  /// reached, by the high watermarks the consumer last heard of: "0 messages behind the high
+  /// watermarks" or "12 messages behind the high watermarks (t[0] 5, t[1] 7)".
+  virtual std::string Lag() const = 0;
   /// Tombstones skipped and the Debezium reader's counts so far.
   virtual std::vector<SourceCount> Counts() const = 0;
 };

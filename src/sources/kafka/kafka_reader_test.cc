@@ -160,6 +160,7 @@ TEST(KafkaReader, DebeziumOverThreePartitionsEachMessageOnce) {
   EXPECT_EQ((end.next.at({kTopic, 1})), 8);
   EXPECT_EQ((end.next.at({kTopic, 2})), 5);
   EXPECT_FALSE(end.cluster.empty());
+  EXPECT_EQ((*reader)->Lag(), "0 messages behind the high watermarks");
   // Positions only grow, batch by batch.
   for (size_t i = 1; i < batches.size(); ++i) {
     for (const auto& [tp, at] : batches[i].end.next) {

@@ -3,6 +3,8 @@
 #include "sources/postgres/pg_table_reader.h"
 
 #include <chrono>
+#include <cstdio>
+#include <iterator>
 
 #include "sources/postgres/lsn.h"
 #include "sources/postgres/pg_catalog.h"
@@ -152,6 +154,10 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
 }
 
 PgTableReader::~PgTableReader() {
+  Close();
+}
+
+void PgTableReader::Close() {
   if (heartbeat_.joinable()) {
     {
       std::lock_guard<std::mutex> lock(heartbeat_mutex_);
@@ -163,7 +169,44 @@ PgTableReader::~PgTableReader() {
   if (stream_) {
     (void)SendStatus(false);
     (void)stream_->Finish(2000);
+    stream_.reset();
   }
+}
+
+namespace {
+
+std::string Bytes(int64_t n) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  double v = static_cast<double>(n);
+  size_t u = 0;
+  while (v >= 1000 && u + 1 < std::size(units)) {
+    v /= 1000;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return text;
+}
+
+}  // namespace
+
+Result<std::string> PgTableReader::Lag() {
+  // The walsender takes the last status before the end of the stream: the slot's confirmed
+  // position below is the one sent.
+  Close();
+  CDCLAKE_ASSIGN_OR_RETURN(
+      PgRows rows,
+      sql_->Query("SELECT confirmed_flush_lsn, pg_wal_lsn_diff(pg_current_wal_lsn(), "
+                  "confirmed_flush_lsn)::bigint, pg_wal_lsn_diff(pg_current_wal_lsn(), "
+                  "restart_lsn)::bigint FROM pg_replication_slots WHERE slot_name = " +
+                  QuoteLiteral(spec_.slot)));
+  if (rows.rows.empty() || !rows.rows[0][1] || !rows.rows[0][2]) {
+    return Status::NotFound("slot " + spec_.slot + " is gone");
+  }
+  const auto& row = rows.rows[0];
+  return "slot " + spec_.slot + ": " + Bytes(std::stoll(*row[1])) +
+         " of WAL after its confirmed position " + row[0].value_or("?") + ", " +
+         Bytes(std::stoll(*row[2])) + " retained";
 }
 
 void PgTableReader::Heartbeat() {

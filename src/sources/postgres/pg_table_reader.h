@@ -91,6 +91,12 @@ class PgTableReader {
   /// Safe from any thread; sent with the next status update (and when the reader closes).
   void Confirm(Lsn lsn) { confirmed_.store(lsn); }
 
+  /// Once Next has returned nullopt (or to stop early): ends the stream, the slot told of the
+  /// last confirmed position first, and says how far the slot is behind the server's WAL and
+  /// how much WAL it keeps: "slot s: 0 B of WAL after its confirmed position 0/1A2B3C, 48 kB
+  /// retained". Reading ends with it.
+  Result<std::string> Lag();
+
   /// Where reading starts: the recorded position, or "snapshot".
   std::string StartText() const;
   /// Things the user should know (a leftover slot dropped and created again).
@@ -101,6 +107,8 @@ class PgTableReader {
  private:
   PgTableReader() = default;
   Status CheckSlot(const std::optional<PgPosition>& resume);
+  // Stops the heartbeat, sends the last status and ends the stream; nothing when done already.
+  void Close();
   Status BeginSnapshot();
   Result<PgBatch> ReadSnapshot();
   Status StartStreaming();

@@ -108,6 +108,12 @@ TEST(PgTableReader, SnapshotAndStreamMeetWhileAnotherSessionCommits) {
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   ReadAll second = Drain(**again);
   EXPECT_FALSE(second.snapshot);
+  // What the run summary says of the slot once reading ended.
+  auto lag = (*again)->Lag();
+  ASSERT_TRUE(lag.ok()) << lag.status().ToString();
+  EXPECT_EQ(lag->rfind("slot slot_handoff: ", 0), 0u) << *lag;
+  EXPECT_NE(lag->find(" of WAL after its confirmed position "), std::string::npos) << *lag;
+  EXPECT_NE(lag->find(" retained"), std::string::npos) << *lag;
 
   std::map<int64_t, int> seen;
   int snapshot_rows = 0;
