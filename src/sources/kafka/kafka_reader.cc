@@ -105,6 +105,9 @@ class KafkaReaderImpl final : public KafkaReader {
     return log_->last.empty() ? "" : " (librdkafka: " + log_->last + ")";
   }
   bool AllDone() const { return done_.size() == bound_.size(); }
+  // Each partition's log start (which = RD_KAFKA_OFFSET_BEGINNING) or high watermark
+  // (RD_KAFKA_OFFSET_END), in one request bounded by the request timeout.
+  Status ListOffsets(int64_t which, std::vector<PartitionOffsets>* offsets);
   // The rows of `records`, as batches each with the position after it, into ready_.
   Status Queue(std::vector<KafkaRecord> records, const KafkaPosition& before);
 
@@ -173,17 +176,11 @@ Status KafkaReaderImpl::Start(const std::optional<KafkaPosition>& resume) {
     for (int j = 0; j < t.partition_cnt; ++j) {
       PartitionOffsets p;
       p.partition = {name, t.partitions[j].id};
-      err = rd_kafka_query_watermark_offsets(rk, name.c_str(), t.partitions[j].id, &p.low, &p.high,
-                                             timeout);
-      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        return Status::IoError(
-            "topic '" + name + "' partition " + std::to_string(t.partitions[j].id) + ": " +
-            Brokers() + " gave no offsets within " +
-            std::to_string(spec_.request_timeout_ms / 1000) + " s: " + ErrorText(err) + LastLog());
-      }
       offsets.push_back(p);
     }
   }
+  CDCLAKE_RETURN_IF_ERROR(ListOffsets(RD_KAFKA_OFFSET_BEGINNING, &offsets));
+  CDCLAKE_RETURN_IF_ERROR(ListOffsets(RD_KAFKA_OFFSET_END, &offsets));
   CDCLAKE_ASSIGN_OR_RETURN(StartingOffsets starting,
                            StartingOffsets::Parse(spec_.starting_offsets));
   CDCLAKE_ASSIGN_OR_RETURN(StartPlan plan, PlanStart(resume, position_.cluster, offsets, starting,
@@ -214,6 +211,40 @@ Status KafkaReaderImpl::Start(const std::optional<KafkaPosition>& resume) {
       return Status::IoError("cannot assign the partitions on " + Brokers() + ": " +
                              ErrorText(err));
     }
+  }
+  return Status::OK();
+}
+
+Status KafkaReaderImpl::ListOffsets(int64_t which, std::vector<PartitionOffsets>* offsets) {
+  if (offsets->empty()) return Status::OK();
+  // One ListOffsets request per leader for every partition, bounded by the timeout
+  // (rd_kafka_query_watermark_offsets in 2.0.2 waits for a leader that is down, whatever its
+  // timeout: librdkafka issue 2588).
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets->size())));
+  for (const PartitionOffsets& p : *offsets) {
+    rd_kafka_topic_partition_list_add(list.get(), p.partition.first.c_str(), p.partition.second)
+        ->offset = which;
+  }
+  rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(consumer_.get(), list.get(),
+                                                       static_cast<int>(spec_.request_timeout_ms));
+  std::string missing;  // the partitions without an answer
+  rd_kafka_resp_err_t first = err;
+  for (int i = 0; i < list->cnt; ++i) {
+    const rd_kafka_topic_partition_t& got = list->elems[i];
+    if (got.err != RD_KAFKA_RESP_ERR_NO_ERROR || err != RD_KAFKA_RESP_ERR_NO_ERROR ||
+        got.offset < 0) {
+      if (first == RD_KAFKA_RESP_ERR_NO_ERROR) first = got.err;
+      missing += (missing.empty() ? "" : ", ") + std::string(got.topic) + "[" +
+                 std::to_string(got.partition) + "]";
+      continue;
+    }
+    PartitionOffsets& p = (*offsets)[static_cast<size_t>(i)];
+    (which == RD_KAFKA_OFFSET_BEGINNING ? p.low : p.high) = got.offset;
+  }
+  if (!missing.empty()) {
+    return Status::IoError(Brokers() + " gave no offsets for " + missing + " within " +
+                           std::to_string(spec_.request_timeout_ms / 1000) + " s: " +
+                           ErrorText(first) + LastLog() + " (is a partition's leader down?)");
   }
   return Status::OK();
 }

@@ -361,6 +361,30 @@ TEST(KafkaReader, FetchErrorsAndABrokerDownAreRetried) {
   EXPECT_EQ(seen.size(), static_cast<size_t>(messages - 2));
 }
 
+TEST(KafkaReader, ALeaderDownAtOpenIsAnErrorWithinTheTimeoutNotAHang) {
+  // librdkafka 2.0.2's rd_kafka_query_watermark_offsets waits for a leader that is down however
+  // short its timeout (fixed in 2.3.0): the reader must not use it.
+  MockCluster cluster;
+  cluster.CreateTopic(kTopic, 3);
+  for (int p = 0; p < 3; ++p) {
+    ASSERT_EQ(rd_kafka_mock_partition_set_leader(cluster.cluster(), kTopic.c_str(), p, p + 1),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  cluster.Produce(kTopic, 1, Key(1), Event("c", 1, "a", 1));
+  rd_kafka_mock_broker_set_down(cluster.cluster(), 2);  // partition 1's leader
+  KafkaSpec spec = Spec(cluster);
+  spec.request_timeout_ms = 2000;
+  const auto start = std::chrono::steady_clock::now();
+  auto reader = KafkaReader::Open(spec, std::nullopt);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, std::chrono::seconds(15));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_NE(reader.status().message().find("gave no offsets for "), std::string::npos)
+      << reader.status().ToString();
+  EXPECT_NE(reader.status().message().find(" within 2 s"), std::string::npos);
+  rd_kafka_mock_broker_set_up(cluster.cluster(), 2);
+}
+
 TEST(KafkaReader, OffsetsDeletedByRetention) {
   // The mock keeps at most 5 MiB per partition: 120 values of 64 KiB move the log start.
   MockCluster cluster;
