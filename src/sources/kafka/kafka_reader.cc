@@ -3,6 +3,7 @@
 #include "sources/kafka/kafka_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <mutex>
@@ -28,11 +29,18 @@ const std::set<std::string>& ForcedProperties() {
   return forced;
 }
 
-// The last thing librdkafka logged, for error messages (its logs do not go to stderr).
+// What librdkafka's callbacks tell the reader: the last thing it logged, for error messages
+// (its logs do not go to stderr), and the group commits not answered yet.
 struct LogSink {
   std::mutex mutex;
   std::string last;
+  std::atomic<int> commits_pending{0};
 };
+
+void OnCommit(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* offsets,
+              void* opaque) {
+  --static_cast<LogSink*>(opaque)->commits_pending;
+}
 
 void OnLog(const rd_kafka_t* rk, int level, const char* facility, const char* text) {
   auto* sink = static_cast<LogSink*>(rd_kafka_opaque(rk));
@@ -73,8 +81,17 @@ class KafkaReaderImpl final : public KafkaReader {
       : spec_(std::move(spec)), log_(std::move(log)) {}
 
   ~KafkaReaderImpl() override {
-    if (consumer_) rd_kafka_consumer_close(consumer_.get());
-    consumer_.reset();  // before the log sink it writes to
+    if (!consumer_) return;
+    // The last group commits get two seconds to be answered; then the handle goes without the
+    // consumer close, which waits for them as long as a coordinator cannot be reached (46 s with
+    // every broker down). They only feed lag tools: the table has the position.
+    const auto deadline = Clock::now() + std::chrono::seconds(2);
+    while (log_->commits_pending.load() > 0 && Clock::now() < deadline) {
+      rd_kafka_poll(consumer_.get(), 50);  // serves OnCommit
+    }
+    // No group was joined (partitions are assigned), so nothing is left undone; before the
+    // log sink it writes to.
+    rd_kafka_destroy_flags(consumer_.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
   }
 
   Status Start(const std::optional<KafkaPosition>& resume);
@@ -393,7 +410,10 @@ void KafkaReaderImpl::Committed(const KafkaPosition& end) {
     rd_kafka_topic_partition_list_add(offsets.get(), tp.first.c_str(), tp.second)->offset = at;
   }
   // Only lag tools read these; a failure changes nothing the flow relies on.
-  (void)rd_kafka_commit(consumer_.get(), offsets.get(), 1);
+  ++log_->commits_pending;
+  if (rd_kafka_commit(consumer_.get(), offsets.get(), 1) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    --log_->commits_pending;  // refused at once: no answer will come
+  }
 }
 
 }  // namespace
@@ -415,6 +435,9 @@ Result<std::unique_ptr<KafkaReader>> KafkaReader::Open(const KafkaSpec& spec,
       {"enable.partition.eof", "true"},
       {"isolation.level", "read_committed"},
       {"fetch.wait.max.ms", "100"},
+      // No group is joined; librdkafka still waits this long at close for a group commit no
+      // coordinator answers (45 s by default).
+      {"session.timeout.ms", "3000"},
   };
   for (const auto& [name, value] : spec.kafka_options) {
     if (ForcedProperties().count(name) > 0) {
@@ -429,6 +452,7 @@ Result<std::unique_ptr<KafkaReader>> KafkaReader::Open(const KafkaSpec& spec,
   auto log = std::make_unique<LogSink>();
   rd_kafka_conf_set_opaque(conf.get(), log.get());
   rd_kafka_conf_set_log_cb(conf.get(), OnLog);
+  rd_kafka_conf_set_offset_commit_cb(conf.get(), OnCommit);
   auto reader = std::make_unique<KafkaReaderImpl>(spec, std::move(log));
   CDCLAKE_ASSIGN_OR_RETURN(reader->consumer_, MakeConsumer(std::move(conf)));
   CDCLAKE_RETURN_IF_ERROR(reader->Start(resume));

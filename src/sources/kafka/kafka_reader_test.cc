@@ -385,6 +385,24 @@ TEST(KafkaReader, ALeaderDownAtOpenIsAnErrorWithinTheTimeoutNotAHang) {
   rd_kafka_mock_broker_set_up(cluster.cluster(), 2);
 }
 
+TEST(KafkaReader, ClosingWithTheBrokersDownDoesNotHang) {
+  // A group commit no coordinator answers held librdkafka's close for its session timeout
+  // (45 s by default): now 2 s for the answer, then the 3 s cdclake sets.
+  MockCluster cluster;
+  ProduceStream(cluster);
+  auto reader = KafkaReader::Open(Spec(cluster), std::nullopt);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  std::vector<KafkaBatch> batches = ReadAll(**reader);
+  ASSERT_FALSE(batches.empty());
+  for (int b = 1; b <= 3; ++b) rd_kafka_mock_broker_set_down(cluster.cluster(), b);
+  const auto start = std::chrono::steady_clock::now();
+  (*reader)->Committed(batches.back().end);  // the group's commit cannot reach a coordinator
+  EXPECT_NE((*reader)->Lag(), "");
+  reader->reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+  for (int b = 1; b <= 3; ++b) rd_kafka_mock_broker_set_up(cluster.cluster(), b);
+}
+
 TEST(KafkaReader, OffsetsDeletedByRetention) {
   // The mock keeps at most 5 MiB per partition: 120 values of 64 KiB move the log start.
   MockCluster cluster;
