@@ -6,7 +6,8 @@
 # SCD1 tables (from bronze, and reading read_kafka directly) must equal the model of the stream,
 # and every table must equal the same pipeline's tables after one uninterrupted run. Also: a run
 # with nothing new writes no version; a value that is not JSON is quarantined with its topic,
-# partition and offset; --continuous picks up a message produced while it runs; a wrong broker
+# partition and offset; --continuous picks up a message produced while it runs; without a format
+# the messages' own columns land in bronze as DuckDB reads them back; a wrong broker
 # address and a missing topic fail quickly and clearly.
 # Usage: kafka_source_test.sh CDCLAKE_BIN KAFKA_MOCK_CLUSTER_BIN
 # CDCLAKE_KAFKA_KILLS (default 100): runs killed at least (the stream is produced in 1.5 times as
@@ -186,6 +187,31 @@ kill -TERM "$cpid"
 wait "$cpid" || fail "--continuous did not end cleanly on SIGTERM: $(tail -3 continuous.log)"
 show "$work/lake" customers --columns id,name | grep -q '^9999,late$' ||
   fail "--continuous did not bring the new message to shop.customers: $(tail -5 continuous.log)"
+
+# Without a format: read_kafka's own columns (binary key and value, headers as an array of
+# structs), in bronze as cdclake shows it and as DuckDB reads its Parquet files.
+mockcmd topic raw 2 > /dev/null
+printf 'k1\tv1\th1=a\th2=b\n\tv2\nk3\t\\N\n' > raw.txt
+mockcmd produce raw 1 "$work/raw.txt" > /dev/null
+cat > raw.sql <<'SQL'
+CREATE OR REFRESH STREAMING TABLE shop.raw
+AS SELECT * FROM STREAM(read_kafka(bootstrapServers => '${kafka}', subscribe => 'raw'));
+SQL
+"$bin" run "$work/raw.sql" --warehouse "$work/lake" --var "kafka=$kafka" --once > raw.log 2>&1 ||
+  fail "the raw run failed: $(tail -3 raw.log)"
+expect_eq "$(show "$work/lake" raw --columns key,value,partition,offset,headers --order-by offset | tr '\n' ' ')" \
+  '6b31,7631,1,0,"[{""key"":""h1"",""value"":""61""},{""key"":""h2"",""value"":""62""}]" ,7632,1,1,[] 6b33,,1,2,[] ' \
+  "raw columns: "
+duckdb_rows=$(cd "$here/../../tools" && node -e '
+  const { DuckDBInstance } = require("@duckdb/node-api");
+  (async () => {
+    const c = await (await DuckDBInstance.create(":memory:")).connect();
+    const r = await c.runAndReadAll(`SELECT CAST(key AS VARCHAR) k, CAST(value AS VARCHAR) v,
+      "offset", len(headers) n, headers[1].key h, CAST(headers[1].value AS VARCHAR) hv
+      FROM read_parquet("${process.argv[1]}/*.parquet") ORDER BY "offset"`);
+    for (const row of r.getRows()) console.log(row.map((v) => (v === null ? "NULL" : String(v))).join(","));
+  })();' "$work/lake/shop/raw" | tr '\n' ' ')
+expect_eq "$duckdb_rows" "k1,v1,0,2,h1,a NULL,v2,1,0,NULL,NULL k3,NULL,2,0,NULL,NULL " "DuckDB reading raw bronze: "
 
 # Wrong broker address, missing topic: clear errors, quickly.
 sed 's/shop.public.customers/shop.public.missing/' p.sql > missing.sql
