@@ -349,6 +349,39 @@ TEST(PgTableReader, TableWithoutKeyOrPublicationIsRefusedWithWhatToDo) {
   EXPECT_NE(missing.status().message().find("'reader_nosuch' is not a table"), std::string::npos);
 }
 
+TEST(PgTableReader, OneTruncateOfSeveralTablesReachesEachTablesReaderOnce) {
+  auto db = ConnectToSharedServer();
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->Execute("CREATE TABLE reader_tra(id int PRIMARY KEY);"
+                          "CREATE TABLE reader_trb(id int PRIMARY KEY);"
+                          "CREATE TABLE reader_trc(id int PRIMARY KEY);"
+                          "CREATE PUBLICATION pub_tr FOR TABLE reader_tra, reader_trb;"
+                          "INSERT INTO reader_tra VALUES (1); INSERT INTO reader_trb VALUES (2)")
+                  .ok());
+  auto spec = [](const std::string& table, const std::string& slot) {
+    PgTableSpec s = Spec(table, slot);
+    s.publication = "pub_tr";
+    return s;
+  };
+  // The first runs copy each table; then one statement truncates both (and a table outside the
+  // publication), and each table gets a row after it.
+  std::map<std::string, std::optional<PgPosition>> at;
+  for (const std::string& t : {std::string("reader_tra"), std::string("reader_trb")}) {
+    auto reader = PgTableReader::Open(spec(t, "slot_" + t), std::nullopt);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    at[t] = Drain(**reader).end;
+  }
+  ASSERT_TRUE(db->Execute("TRUNCATE reader_tra, reader_trb, reader_trc;"
+                          "INSERT INTO reader_tra VALUES (3); INSERT INTO reader_trb VALUES (4)")
+                  .ok());
+  for (const auto& [t, id] : {std::pair{"reader_tra", 3}, {"reader_trb", 4}}) {
+    auto reader = PgTableReader::Open(spec(t, std::string("slot_") + t), at[t]);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    ReadAll read = Drain(**reader);
+    EXPECT_EQ(read.rows, (std::vector<std::pair<int64_t, std::string>>{{-1, "t"}, {id, "c"}})) << t;
+  }
+}
+
 TEST(PgTableReader, AServerThatCannotBeReachedOrADatabaseThatIsNotThereIsAClearErrorAtOnce) {
   // Nothing listens on port 1; the shared server has no database "no_such_db".
   PgTableSpec nowhere = Spec("reader_nowhere", "slot_nowhere");
