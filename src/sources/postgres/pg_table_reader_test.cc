@@ -382,6 +382,33 @@ TEST(PgTableReader, OneTruncateOfSeveralTablesReachesEachTablesReaderOnce) {
   }
 }
 
+TEST(PgTableReader, ReplicaIdentityFullGivesTheSameChangesAsTheKey) {
+  // With REPLICA IDENTITY FULL, updates and deletes carry the whole old row ('O' tuples): the
+  // changes must come out as with the default identity, a key change as a delete of the old key
+  // and an upsert (u) of the new one.
+  auto db = ConnectToSharedServer();
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->Execute("CREATE TABLE reader_full(id int PRIMARY KEY, v text);"
+                          "ALTER TABLE reader_full REPLICA IDENTITY FULL;"
+                          "CREATE PUBLICATION pub_full FOR TABLE reader_full;"
+                          "INSERT INTO reader_full VALUES (1, 'a'), (2, 'b')")
+                  .ok());
+  auto first = PgTableReader::Open(Spec("reader_full", "slot_full"), std::nullopt);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ReadAll copy = Drain(**first);
+  first->reset();
+  ASSERT_TRUE(db->Execute("UPDATE reader_full SET v = 'a2' WHERE id = 1;"
+                          "UPDATE reader_full SET id = 3 WHERE id = 2;"
+                          "DELETE FROM reader_full WHERE id = 1;"
+                          "INSERT INTO reader_full VALUES (4, 'd')")
+                  .ok());
+  auto again = PgTableReader::Open(Spec("reader_full", "slot_full"), copy.end);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ReadAll read = Drain(**again);
+  EXPECT_EQ(read.rows, (std::vector<std::pair<int64_t, std::string>>{
+                           {1, "u"}, {2, "d"}, {3, "u"}, {1, "d"}, {4, "c"}}));
+}
+
 TEST(PgTableReader, AServerThatCannotBeReachedOrADatabaseThatIsNotThereIsAClearErrorAtOnce) {
   // Nothing listens on port 1; the shared server has no database "no_such_db".
   PgTableSpec nowhere = Spec("reader_nowhere", "slot_nowhere");
