@@ -109,8 +109,8 @@ TEST_F(EventLogTest, RowsNameTableIdsAndOlderLogsGainTheColumns) {
   auto snapshot = delta::Snapshot::Load(fs, root);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
   EXPECT_EQ((*snapshot)->schema().num_fields(), EventLogSchema().num_fields());
-  auto rows = delta::ReadTable(fs, **snapshot,
-                               {{"flow", "table_id", "input_table_id", "source_lag"}});
+  auto rows =
+      delta::ReadTable(fs, **snapshot, {{"flow", "table_id", "input_table_id", "source_lag"}});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->num_rows(), 3);
   std::map<std::string, std::pair<std::string, std::string>> by_flow;
