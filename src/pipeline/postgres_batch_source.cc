@@ -1,5 +1,6 @@
 // PostgresBatchSource: read_postgres as a BatchSource: PgTableReader's batches with their
 // positions as JSON, and each commit confirmed to the slot once it is durable.
+#include "base/crash_point.h"
 #include "pipeline/batch_source.h"
 
 namespace cdclake::pipeline {
@@ -41,6 +42,7 @@ class PostgresBatchSource : public BatchSource {
   }
 
   void Committed(const json::Json& end) override {
+    CrashPoint("pg-committed-unconfirmed");  // durable in the table, the slot not told yet
     auto position = PgPosition::FromJson(end);
     if (position.ok() && *position) reader_->Confirm((*position)->lsn);
   }

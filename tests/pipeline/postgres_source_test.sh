@@ -10,7 +10,8 @@
 # finds a table equal, then names the keys of changes not read yet; columns added between runs and inside a transaction reach every table; a
 # dropped slot stops the flow with an error that says what to do, and a
 # full refresh copies the table again; a leftover slot with no position is made again; a first
-# copy killed half-way is made again after a truncate.
+# copy killed half-way is made again after a truncate; a run killed at each step of the snapshot
+# hand-off (CDCLAKE_CRASH_AT) is followed by runs that leave every table equal to the source.
 # Usage: postgres_source_test.sh CDCLAKE_BIN
 # CDCLAKE_PG_KILL_ROUNDS (default 6) kills; CDCLAKE_PG_BINDIR picks the PostgreSQL binaries.
 set -euo pipefail
@@ -27,7 +28,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 expect_eq() { [ "$1" = "$2" ] || fail "${3:-}expected [$2], got [$1]"; }
 
-pg_server_start "-c logical_decoding_work_mem=64kB -c shared_buffers=16MB -c fsync=off" \
+pg_server_start "-c logical_decoding_work_mem=64kB -c shared_buffers=16MB -c fsync=off -c max_replication_slots=30 -c max_wal_senders=30" \
   > "$work/start.log" 2>&1 ||
   fail "PostgreSQL did not start: $(cat "$work/start.log")"
 sql() { "$pgbin/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cdclake -d "${DB:-postgres}" -c "$1"; }
@@ -334,6 +335,38 @@ want=$(sql "SELECT id, name, balance, notes FROM copytest ORDER BY id" | tr '|' 
 for t in customers customers_direct; do
   got=$("$bin" show "$work/lake/copy/$t" --format csv --columns id,name,balance,notes --order-by id | tail -n +2)
   [ "$got" = "$want" ] || fail "copy.$t after the stopped copy differs: $(diff <(echo "$want") <(echo "$got") | head -5)"
+done
+
+# 8c. A run killed at each step of the hand-off (CDCLAKE_CRASH_AT, base/crash_point.h: SIGKILL at
+#     that exact point): the slot just created, a copy batch read but not committed, the last
+#     copy batch read, a commit durable but not yet confirmed to the slot, the stream just
+#     started. The next run, after changes, leaves every table equal to the source, and so does
+#     the one after it.
+i=0
+for point in pg-slot-created pg-copy-batch-read pg-copy-read pg-committed-unconfirmed pg-stream-started; do
+  i=$((i + 1))
+  sql "CREATE TABLE hand$i (id int PRIMARY KEY, name text, balance numeric(12,2), notes text);
+       INSERT INTO hand$i SELECT g, 'h' || g, g, 'n' FROM generate_series(1, 5000) g;
+       ALTER PUBLICATION cdclake ADD TABLE hand$i"
+  sed -e "s/public.customers/public.hand$i/; s/table => 'customers'/table => 'hand$i'/" \
+      -e "s/cdclake_shop/cdclake_h${i}a/; s/cdclake_direct/cdclake_h${i}b/; s/shop\./hand$i./g" \
+      p.sql > "hand$i.sql"
+  code=0
+  CDCLAKE_CRASH_AT=$point "$bin" run "$work/hand$i.sql" --warehouse "$work/lake" --var "pg=$conninfo" \
+    --batch-rows 2000 > "hand$i-1.log" 2>&1 || code=$?
+  [ "$code" -eq 137 ] || fail "$point: the run was not killed there (exit $code): $(tail -3 "hand$i-1.log")"
+  for round in 2 3; do
+    sql "DELETE FROM hand$i WHERE id % 7 = $round; UPDATE hand$i SET name = 'r$round' WHERE id % 5 = 0;
+         INSERT INTO hand$i SELECT g, 'new', g, 'n' FROM generate_series(5000 * $round + 1, 5000 * $round + 300) g"
+    "$bin" run "$work/hand$i.sql" --warehouse "$work/lake" --var "pg=$conninfo" --batch-rows 2000 \
+      > "hand$i-$round.log" 2>&1 || fail "$point: run $round after the kill: $(tail -3 "hand$i-$round.log")"
+    want=$(sql "SELECT id, name, balance, notes FROM hand$i ORDER BY id" | tr '|' ',')
+    for t in customers customers_direct; do
+      got=$("$bin" show "$work/lake/hand$i/$t" --format csv --columns id,name,balance,notes --order-by id | tail -n +2)
+      [ "$got" = "$want" ] ||
+        fail "$point: hand$i.$t after run $round differs: $(diff <(echo "$want") <(echo "$got") | head -5)"
+    done
+  done
 done
 
 # 9. A missing publication is named with the statement that creates it.

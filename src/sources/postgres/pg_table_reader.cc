@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "base/crash_point.h"
 #include "sources/postgres/lsn.h"
 #include "sources/postgres/pg_catalog.h"
 #include "sources/postgres/pg_change_rows.h"
@@ -300,6 +301,7 @@ Status PgTableReader::CheckSlot(const std::optional<PgPosition>& resume) {
 Status PgTableReader::BeginSnapshot() {
   CDCLAKE_ASSIGN_OR_RETURN(
       CreatedSlot slot, CreateReplicationSlot(*replication_, spec_.slot, SnapshotAction::kExport));
+  CrashPoint("pg-slot-created");
   start_ = slot.consistent_point;
   // The snapshot lives while the replication connection is idle; once imported, the
   // transaction keeps it.
@@ -393,6 +395,7 @@ Result<PgBatch> PgTableReader::ReadSnapshot() {
     whole = next.rows.empty();
     if (!whole) lookahead_ = std::move(next);
   }
+  CrashPoint(whole ? "pg-copy-read" : "pg-copy-batch-read");
   batch.end = PgPosition{system_id_, database_, spec_.slot, start_};
   if (whole) {
     CDCLAKE_RETURN_IF_ERROR(sql_->Execute("COMMIT"));
@@ -412,6 +415,7 @@ Status PgTableReader::StartStreaming() {
   options.start = start_;
   options.streaming = true;
   CDCLAKE_ASSIGN_OR_RETURN(stream_, ReplicationStream::Start(std::move(replication_), options));
+  CrashPoint("pg-stream-started");
   last_status_ms_ = NowMs();
   heartbeat_ = std::thread([this] { Heartbeat(); });
   return Status::OK();
