@@ -366,18 +366,19 @@ Status CheckNewFlowColumns(io::FileSystem& fs, const FlowPlan& flow) {
 
 Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
                    FlowOutcome* outcome) {
-  if (flow.once && !execution.full_refresh) {
-    CDCLAKE_ASSIGN_OR_RETURN(int64_t batches, LastFlowBatch(fs, flow.target_folder, flow.name));
-    if (batches > 0) {
-      outcome->skipped = true;
-      return Status::OK();
-    }
+  // The flow's last batch in its target: read once, before any position is (RunStreamFlow),
+  // and what AUTO CDC ONCE asks.
+  const bool once = flow.once && !execution.full_refresh;
+  int64_t batch_no = 0;
+  if (once || flow.kind != FlowPlan::Kind::kSnapshot) {
+    CDCLAKE_ASSIGN_OR_RETURN(batch_no, LastFlowBatch(fs, flow.target_folder, flow.name));
+  }
+  if (once && batch_no > 0) {
+    outcome->skipped = true;
+    return Status::OK();
   }
   CDCLAKE_RETURN_IF_ERROR(ApplyChangedProperties(fs, flow));
   if (flow.kind == FlowPlan::Kind::kSnapshot) return RunSnapshotFlow(fs, flow, execution, outcome);
-  // Before any position is read (RunStreamFlow).
-  CDCLAKE_ASSIGN_OR_RETURN(const int64_t batch_no,
-                           LastFlowBatch(fs, flow.target_folder, flow.name));
   if (flow.source.kind == SourcePlan::Kind::kTable ||
       flow.source.kind == SourcePlan::Kind::kPostgres ||
       flow.source.kind == SourcePlan::Kind::kKafka) {

@@ -25,6 +25,10 @@ Result<int32_t> PartitionNumber(const std::string& text) {
 
 }  // namespace
 
+std::string PartitionText(const TopicPartition& tp) {
+  return tp.first + "[" + std::to_string(tp.second) + "]";
+}
+
 json::Json KafkaPosition::ToJson() const {
   json::Json topics = json::Json::object();
   for (const auto& [tp, offset] : next) topics[tp.first][std::to_string(tp.second)] = offset;

@@ -36,6 +36,9 @@ struct KafkaPosition {
   bool operator==(const KafkaPosition&) const = default;
 };
 
+/// "topic[3]": a partition in messages and lists.
+std::string PartitionText(const TopicPartition& tp);
+
 /// What the brokers say of a partition now.
 struct PartitionOffsets {
   TopicPartition partition;

@@ -251,8 +251,7 @@ Status KafkaReaderImpl::ListOffsets(int64_t which, std::vector<PartitionOffsets>
     if (got.err != RD_KAFKA_RESP_ERR_NO_ERROR || err != RD_KAFKA_RESP_ERR_NO_ERROR ||
         got.offset < 0) {
       if (first == RD_KAFKA_RESP_ERR_NO_ERROR) first = got.err;
-      missing += (missing.empty() ? "" : ", ") + std::string(got.topic) + "[" +
-                 std::to_string(got.partition) + "]";
+      missing += (missing.empty() ? "" : ", ") + PartitionText({got.topic, got.partition});
       continue;
     }
     PartitionOffsets& p = (*offsets)[static_cast<size_t>(i)];
@@ -282,8 +281,7 @@ Result<std::optional<KafkaBatch>> KafkaReaderImpl::Next() {
           std::string waiting;
           for (const auto& [tp, high] : bound_) {
             if (done_.count(tp) == 0) {
-              waiting +=
-                  (waiting.empty() ? "" : ", ") + tp.first + "[" + std::to_string(tp.second) + "]";
+              waiting += (waiting.empty() ? "" : ", ") + PartitionText(tp);
             }
           }
           return Status::IoError("no message from " + waiting + " on " + Brokers() + " for " +
@@ -397,8 +395,7 @@ std::string KafkaReaderImpl::Lag() const {
         std::max<int64_t>(0, high - (at == position_.next.end() ? 0 : at->second));
     if (behind == 0) continue;
     total += behind;
-    parts += (parts.empty() ? "" : ", ") + tp.first + "[" + std::to_string(tp.second) + "] " +
-             std::to_string(behind);
+    parts += (parts.empty() ? "" : ", ") + PartitionText(tp) + " " + std::to_string(behind);
   }
   return std::to_string(total) + (total == 1 ? " message" : " messages") +
          " behind the high watermarks" + (parts.empty() ? "" : " (" + parts + ")");
