@@ -2,6 +2,8 @@
 // transactions.
 #include "sources/postgres/pg_table_reader.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -11,6 +13,7 @@
 #include "sources/postgres/pg_catalog.h"
 #include "sources/postgres/pg_change_rows.h"
 #include "sources/postgres/replication_stream.h"
+#include "sources/postgres/shared_slot.h"
 
 namespace cdclake::sources::postgres {
 namespace {
@@ -98,11 +101,13 @@ std::string PgPosition::ToString() const {
   return out;
 }
 
-Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
-    const PgTableSpec& spec, const std::optional<PgPosition>& resume) {
+Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(const PgTableSpec& spec,
+                                                           const std::optional<PgPosition>& resume,
+                                                           SharedSlot* shared) {
   std::unique_ptr<PgTableReader> reader(new PgTableReader());
   PgTableReader& r = *reader;
   r.spec_ = spec;
+  r.shared_ = shared;
   CDCLAKE_ASSIGN_OR_RETURN(r.sql_, PgConnection::Connect(spec.connection));
   PgConnection& sql = *r.sql_;
   const std::string where = "PostgreSQL " + sql.Describe();
@@ -145,7 +150,7 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(
   CDCLAKE_ASSIGN_OR_RETURN(ReplicationSystem system, IdentifySystem(*r.replication_));
   r.system_id_ = system.system_id;
   r.database_ = system.database;
-  CDCLAKE_RETURN_IF_ERROR(r.CheckSlot(resume));
+  CDCLAKE_RETURN_IF_ERROR(shared != nullptr ? r.CheckSharedSlot(resume) : r.CheckSlot(resume));
   // A run reads what was committed before it began (and what comes while it reads).
   CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql.Query("SELECT pg_current_wal_lsn()"));
   CDCLAKE_ASSIGN_OR_RETURN(r.stop_at_, ParseLsn(FirstCell(now)));
@@ -195,6 +200,24 @@ Result<std::string> PgTableReader::Lag() {
   // The walsender takes the last status before the end of the stream: the slot's confirmed
   // position below is the one sent.
   Close();
+  if (shared_ != nullptr) {
+    // The slot moves on when the pass ends, to its flows' lowest position: this flow's own
+    // position is what says how far behind it is.
+    CDCLAKE_ASSIGN_OR_RETURN(PgRows rows,
+                             sql_->Query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), " +
+                                         QuoteLiteral(FormatLsn(last_end_)) +
+                                         "::pg_lsn)::bigint, pg_wal_lsn_diff(pg_current_wal_lsn(), "
+                                         "restart_lsn)::bigint FROM pg_replication_slots WHERE "
+                                         "slot_name = " +
+                                         QuoteLiteral(spec_.slot)));
+    if (rows.rows.empty() || !rows.rows[0][0] || !rows.rows[0][1]) {
+      return Status::NotFound("slot " + spec_.slot + " is gone");
+    }
+    return "slot " + spec_.slot + " (shared by " + std::to_string(shared_->spec().readers) +
+           " flows): " + Bytes(std::stoll(*rows.rows[0][0])) +
+           " of WAL after this flow's position " + FormatLsn(last_end_) + ", " +
+           Bytes(std::stoll(*rows.rows[0][1])) + " retained";
+  }
   CDCLAKE_ASSIGN_OR_RETURN(
       PgRows rows,
       sql_->Query("SELECT confirmed_flush_lsn, pg_wal_lsn_diff(pg_current_wal_lsn(), "
@@ -249,37 +272,7 @@ Status PgTableReader::CheckSlot(const std::optional<PgPosition>& resume) {
     }
     return BeginSnapshot();
   }
-  if (resume) {
-    resume_ = resume;
-    const PgPosition& p = *resume;
-    if (p.system_id != system_id_ || p.database != database_ || p.slot != spec_.slot) {
-      return Status::InvalidArgument(where + ": the table was read from " + p.ToString() +
-                                     ", not from slot '" + spec_.slot + "' of database " +
-                                     database_ + " on system " + system_id_ + refresh);
-    }
-    if (!exists) {
-      return Status::NotFound(where + ": replication slot '" + spec_.slot +
-                              "' no longer exists, so the changes after " + FormatLsn(p.lsn) +
-                              " the table holds cannot be read" + refresh);
-    }
-    if (FirstCell(slot, 1) == "lost") {
-      return Status::Conflict(where + ": replication slot '" + spec_.slot +
-                              "' was invalidated (wal_status 'lost': the server removed WAL it "
-                              "still needed, see max_slot_wal_keep_size); the changes after " +
-                              FormatLsn(p.lsn) + " are gone" + refresh);
-    }
-    CDCLAKE_ASSIGN_OR_RETURN(Lsn confirmed, ParseLsn(FirstCell(slot, 0)));
-    if (confirmed > p.lsn) {
-      return Status::Conflict(
-          where + ": replication slot '" + spec_.slot + "' has confirmed " + FormatLsn(confirmed) +
-          ", beyond the " + FormatLsn(p.lsn) +
-          " the table holds: something else read from the slot, advanced it or created it again, "
-          "and the changes between are not in the table" +
-          refresh);
-    }
-    start_ = p.lsn;
-    return Status::OK();
-  }
+  if (resume) return CheckResume(slot, *resume);
   if (exists) {
     if (FirstCell(slot, 2) == "t") {
       return Status::InvalidArgument(where + ": replication slot '" + spec_.slot +
@@ -298,9 +291,83 @@ Status PgTableReader::CheckSlot(const std::optional<PgPosition>& resume) {
   return BeginSnapshot();
 }
 
+Status PgTableReader::CheckResume(const PgRows& slot, const PgPosition& p) {
+  const std::string where = "PostgreSQL " + sql_->Describe();
+  const bool exists = !slot.rows.empty();
+  const std::string refresh =
+      "; a full refresh of the table (cdclake run --full-refresh TABLE) copies the table again "
+      "through a new slot";
+  resume_ = p;
+  if (p.system_id != system_id_ || p.database != database_ || p.slot != spec_.slot) {
+    return Status::InvalidArgument(where + ": the table was read from " + p.ToString() +
+                                   ", not from slot '" + spec_.slot + "' of database " + database_ +
+                                   " on system " + system_id_ + refresh);
+  }
+  if (!exists) {
+    return Status::NotFound(where + ": replication slot '" + spec_.slot +
+                            "' no longer exists, so the changes after " + FormatLsn(p.lsn) +
+                            " the table holds cannot be read" + refresh);
+  }
+  if (FirstCell(slot, 1) == "lost") {
+    return Status::Conflict(where + ": replication slot '" + spec_.slot +
+                            "' was invalidated (wal_status 'lost': the server removed WAL it "
+                            "still needed, see max_slot_wal_keep_size); the changes after " +
+                            FormatLsn(p.lsn) + " are gone" + refresh);
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(Lsn confirmed, ParseLsn(FirstCell(slot, 0)));
+  if (confirmed > p.lsn) {
+    return Status::Conflict(
+        where + ": replication slot '" + spec_.slot + "' has confirmed " + FormatLsn(confirmed) +
+        ", beyond the " + FormatLsn(p.lsn) +
+        " the table holds: something else read from the slot, advanced it or created it again, "
+        "and the changes between are not in the table" +
+        refresh);
+  }
+  start_ = p.lsn;
+  return Status::OK();
+}
+
+Status PgTableReader::CheckSharedSlot(const std::optional<PgPosition>& resume) {
+  if (resume && resume->snapshot_rows < 0) {
+    CDCLAKE_ASSIGN_OR_RETURN(PgRows slot, sql_->Query("SELECT confirmed_flush_lsn, wal_status FROM "
+                                                      "pg_replication_slots WHERE slot_name = " +
+                                                      QuoteLiteral(spec_.slot)));
+    CDCLAKE_RETURN_IF_ERROR(CheckResume(slot, *resume));
+    replication_.reset();  // the pass reads the stream once for every flow of the slot
+    shared_reader_ = shared_->Join(start_);
+    return Status::OK();
+  }
+  // A first copy, or one made again: the slot first, so that it keeps every change after the
+  // copy's own snapshot, taken next.
+  CDCLAKE_ASSIGN_OR_RETURN(bool created, shared_->Ensure(*replication_));
+  if (created) {
+    notices_.push_back("created replication slot '" + spec_.slot + "', shared by " +
+                       std::to_string(shared_->spec().readers) + " flows");
+  }
+  if (resume) {
+    stopped_copy_rows_ = resume->snapshot_rows;
+    truncate_first_ = true;
+    notices_.push_back("the first copy of " + catalog_.schema + "." + catalog_.name +
+                       " stopped after " + std::to_string(resume->snapshot_rows) +
+                       " rows: copying it again, after a truncate of what the stopped copy "
+                       "committed");
+  }
+  CDCLAKE_RETURN_IF_ERROR(BeginSnapshot());
+  shared_reader_ = shared_->Join(start_);
+  return Status::OK();
+}
+
 Status PgTableReader::BeginSnapshot() {
+  // A shared slot exists already: the copy's snapshot is a temporary slot's, dropped with its
+  // connection once the snapshot is imported. Its consistent point is past the shared slot's.
+  static std::atomic<int> copies{0};
+  const bool temporary = shared_ != nullptr;
+  const std::string name = temporary ? "cdclake_copy_" + std::to_string(getpid()) + "_" +
+                                           std::to_string(copies.fetch_add(1))
+                                     : spec_.slot;
   CDCLAKE_ASSIGN_OR_RETURN(
-      CreatedSlot slot, CreateReplicationSlot(*replication_, spec_.slot, SnapshotAction::kExport));
+      CreatedSlot slot,
+      CreateReplicationSlot(*replication_, name, SnapshotAction::kExport, temporary));
   CrashPoint("pg-slot-created");
   start_ = slot.consistent_point;
   // The snapshot lives while the replication connection is idle; once imported, the
@@ -315,6 +382,7 @@ Status PgTableReader::BeginSnapshot() {
   CDCLAKE_RETURN_IF_ERROR(sql_->Execute(
       std::string("DECLARE ") + kCursor + " NO SCROLL CURSOR FOR SELECT " + columns + " FROM " +
       QuoteIdentifier(catalog_.schema) + "." + QuoteIdentifier(catalog_.name)));
+  if (temporary) replication_.reset();
   snapshot_pending_ = true;
   return Status::OK();
 }
@@ -472,12 +540,19 @@ Status PgTableReader::FillMovedRows(PgTransaction* transaction) {
   return Status::OK();
 }
 
-Result<bool> PgTableReader::AddTransaction(PgTransaction transaction, PgBatch* batch) {
-  const RelationInfo* shape = assembler_.relation(catalog_.oid);
+void PgTableReader::Confirm(Lsn lsn) {
+  confirmed_.store(lsn);
+  if (shared_ != nullptr) shared_->Confirm(shared_reader_, lsn);
+}
+
+Result<bool> PgTableReader::AddTransaction(PgTransaction transaction,
+                                           std::shared_ptr<const RelationInfo> shape,
+                                           PgBatch* batch) {
   if (shape != nullptr && Touches(transaction, catalog_.oid)) {
     const bool empty = batch->rows.rows.num_rows() == 0 && batch->rows.rejected.empty();
     if (!empty && !SameShape(shape->columns, batch_shape_)) {
       held_ = std::move(transaction);
+      held_shape_ = std::move(shape);
       return false;
     }
     CDCLAKE_RETURN_IF_ERROR(FillMovedRows(&transaction));
@@ -501,6 +576,7 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
     CDCLAKE_ASSIGN_OR_RETURN(PgBatch snapshot, ReadSnapshot());
     return Out(std::move(snapshot));
   }
+  if (shared_ != nullptr) return NextShared();
   if (done_) return Out();
   std::lock_guard<std::mutex> stream_lock(stream_mutex_);
   if (!stream_) CDCLAKE_RETURN_IF_ERROR(StartStreaming());
@@ -512,7 +588,7 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
   if (held_) {
     PgTransaction t = std::move(*held_);
     held_.reset();
-    CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(t), &batch));
+    CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(t), held_shape_, &batch));
     (void)added;  // an empty batch takes any shape
   }
   while (true) {
@@ -533,7 +609,9 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
                                assembler_.Add(message, data->data_start));
       idle_at_ = 0;                                    // the server is sending
       if (!done || done->end_lsn <= start_) continue;  // not whole yet, or in the table already
-      CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(*done), &batch));
+      CDCLAKE_ASSIGN_OR_RETURN(
+          bool added,
+          AddTransaction(std::move(*done), assembler_.shared_relation(catalog_.oid), &batch));
       if (!added || batch.rows.rows.num_rows() >= spec_.batch_rows) return Out(std::move(batch));
       continue;
     }
@@ -560,6 +638,37 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
     if (batch.transactions == 0 && last_end_ == batch_start) return Out();
     return Out(std::move(batch));
   }
+}
+
+Result<std::optional<PgBatch>> PgTableReader::NextShared() {
+  using Out = std::optional<PgBatch>;
+  if (done_) return Out();
+  CDCLAKE_RETURN_IF_ERROR(shared_->Read());
+  const std::vector<TablePart>& parts = shared_->PartsOf(catalog_.oid);
+  const Lsn batch_start = last_end_;
+  PgBatch batch;
+  batch.end = PgPosition{system_id_, database_, spec_.slot, last_end_};
+  batch.rows.rows = data::RecordBatch(PgChangeSchema(catalog_));
+  if (held_) {
+    PgTransaction t = std::move(*held_);
+    held_.reset();
+    CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(t), held_shape_, &batch));
+    (void)added;  // an empty batch takes any shape
+  }
+  while (next_part_ < parts.size()) {
+    const TablePart& part = parts[next_part_++];
+    if (part.transaction.end_lsn <= start_) continue;  // in the table already
+    // A copy: another flow may read the same table from the same parts.
+    CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(part.transaction, part.shape, &batch));
+    if (!added || batch.rows.rows.num_rows() >= spec_.batch_rows) return Out(std::move(batch));
+  }
+  // Every transaction up to the end of what the pass read is in: that is the position, even
+  // where none of it was this table's.
+  done_ = true;
+  last_end_ = std::max(last_end_, shared_->end());
+  batch.end.lsn = last_end_;
+  if (batch.transactions == 0 && last_end_ == batch_start) return Out();
+  return Out(std::move(batch));
 }
 
 }  // namespace cdclake::sources::postgres

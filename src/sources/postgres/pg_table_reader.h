@@ -24,6 +24,7 @@
 namespace cdclake::sources::postgres {
 
 class ReplicationStream;
+class SharedSlot;
 
 /// read_postgres(connection => ..., publication => ..., slot => ..., table => ...).
 struct PgTableSpec {
@@ -74,8 +75,14 @@ class PgTableReader {
   /// replica identity index) and the slot. `resume`: the position the table recorded, from
   /// which the slot is read on (an error when the slot is gone, lost or ahead of it); nullopt:
   /// the first run, which (re)creates the slot and copies the table first.
+  ///
+  /// `shared`: the slot is read by other flows too (SharedSlot). The slot is then created
+  /// without a snapshot when it does not exist, the table copied in a snapshot of its own (a
+  /// temporary slot's), and its transactions taken from the pass's one read of the stream;
+  /// the slot moves on when the pass ends (SharedSlot::Advance), not as batches commit.
   static Result<std::unique_ptr<PgTableReader>> Open(const PgTableSpec& spec,
-                                                     const std::optional<PgPosition>& resume);
+                                                     const std::optional<PgPosition>& resume,
+                                                     SharedSlot* shared = nullptr);
   ~PgTableReader();
   PgTableReader(const PgTableReader&) = delete;
   PgTableReader& operator=(const PgTableReader&) = delete;
@@ -89,7 +96,7 @@ class PgTableReader {
 
   /// Every transaction at or before `lsn` is durable in the table: the slot may let go of them.
   /// Safe from any thread; sent with the next status update (and when the reader closes).
-  void Confirm(Lsn lsn) { confirmed_.store(lsn); }
+  void Confirm(Lsn lsn);
 
   /// Once Next has returned nullopt (or to stop early): ends the stream, the slot told of the
   /// last confirmed position first, and says how far the slot is behind the server's WAL and
@@ -107,6 +114,10 @@ class PgTableReader {
  private:
   PgTableReader() = default;
   Status CheckSlot(const std::optional<PgPosition>& resume);
+  Status CheckSharedSlot(const std::optional<PgPosition>& resume);
+  // A slot's checks against the position the table recorded: the start of the stream then.
+  Status CheckResume(const PgRows& slot, const PgPosition& resume);
+  Result<std::optional<PgBatch>> NextShared();
   // Stops the heartbeat, sends the last status and ends the stream; nothing when done already.
   void Close();
   Status BeginSnapshot();
@@ -114,7 +125,8 @@ class PgTableReader {
   Status StartStreaming();
   // Adds a completed transaction to `batch`; false when its table's shape differs from the
   // batch's (it is then kept for the next batch).
-  Result<bool> AddTransaction(PgTransaction transaction, PgBatch* batch);
+  Result<bool> AddTransaction(PgTransaction transaction, std::shared_ptr<const RelationInfo> shape,
+                              PgBatch* batch);
   // Updates that moved a row to another key carry no value for the TOASTed columns they left
   // unchanged (those belong to the old key): they are read from the table by the new key.
   Status FillMovedRows(PgTransaction* transaction);
@@ -153,6 +165,10 @@ class PgTableReader {
   PgOutputDecoder decoder_;
   TransactionAssembler assembler_;
   std::optional<PgTransaction> held_;  // a transaction of another shape than the last batch's
+  std::shared_ptr<const RelationInfo> held_shape_;
+  SharedSlot* shared_ = nullptr;
+  int shared_reader_ = -1;
+  size_t next_part_ = 0;  // SharedSlot::PartsOf's next
   std::vector<RelationInfo::Column> batch_shape_;
   std::vector<std::string> notices_;
   bool done_ = false;

@@ -79,6 +79,11 @@ const RelationInfo* TransactionAssembler::relation(uint32_t oid) const {
   return it == relations_.end() ? nullptr : it->second.get();
 }
 
+std::shared_ptr<const RelationInfo> TransactionAssembler::shared_relation(uint32_t oid) const {
+  auto it = relations_.find(oid);
+  return it == relations_.end() ? nullptr : it->second;
+}
+
 size_t TransactionAssembler::held_changes() const {
   size_t n = open_ ? open_->changes.size() : 0;
   for (const auto& [xid, s] : streams_) n += s.changes.size();

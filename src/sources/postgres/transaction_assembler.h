@@ -76,6 +76,8 @@ class TransactionAssembler {
 
   /// The relation `oid` as last described; nullptr if it never was.
   const RelationInfo* relation(uint32_t oid) const;
+  /// The same, shared: a later Relation message replaces it rather than changing it.
+  std::shared_ptr<const RelationInfo> shared_relation(uint32_t oid) const;
   /// Streamed transactions begun and neither committed nor aborted.
   size_t open_streams() const { return streams_.size(); }
   /// Changes held for transactions not committed yet.

@@ -1,0 +1,212 @@
+// SharedSlot: the slot's stream read once per pass into each table's parts of its transactions,
+// and the slot moved on at the pass's end.
+#include "sources/postgres/shared_slot.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "sources/postgres/lsn.h"
+#include "sources/postgres/pg_catalog.h"
+#include "sources/postgres/pg_connection.h"
+#include "sources/postgres/pgoutput_decoder.h"
+#include "sources/postgres/replication_stream.h"
+
+namespace cdclake::sources::postgres {
+namespace {
+
+constexpr int kWaitMs = 200;
+constexpr int64_t kIdleEndMs = 5000;  // as PgTableReader: a server stopped short of the end
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// `transaction` cut into one part per table it touches (a TRUNCATE of several tables is in
+// each of theirs), each with the table's shape as the assembler knows it now (a Relation
+// message replaces a shape, so the parts read before keep theirs). The number of
+// changes kept.
+int64_t Split(PgTransaction transaction, const TransactionAssembler& assembler,
+              std::map<uint32_t, std::vector<TablePart>>* parts) {
+  std::map<uint32_t, TablePart> by_table;
+  auto part_of = [&](uint32_t oid) -> TablePart& {
+    auto [it, added] = by_table.try_emplace(oid);
+    if (added) {
+      PgTransaction& t = it->second.transaction;
+      t.xid = transaction.xid;
+      t.commit_lsn = transaction.commit_lsn;
+      t.end_lsn = transaction.end_lsn;
+      t.commit_time_us = transaction.commit_time_us;
+      t.streamed = transaction.streamed;
+    }
+    return it->second;
+  };
+  int64_t kept = 0;
+  for (PgChange& change : transaction.changes) {
+    if (change.kind == PgChange::Kind::kTruncate) {
+      for (uint32_t oid : change.truncated) part_of(oid).transaction.changes.push_back(change);
+      kept += static_cast<int64_t>(change.truncated.size());
+      continue;
+    }
+    part_of(change.relation).transaction.changes.push_back(std::move(change));
+    ++kept;
+  }
+  for (auto& [oid, part] : by_table) {
+    part.shape = assembler.shared_relation(oid);
+    (*parts)[oid].push_back(std::move(part));
+  }
+  return kept;
+}
+
+}  // namespace
+
+Result<bool> SharedSlot::Ensure(PgConnection& replication) {
+  CDCLAKE_ASSIGN_OR_RETURN(
+      PgRows slot, replication.Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " +
+                                     QuoteLiteral(spec_.slot)));
+  if (!slot.rows.empty()) return false;
+  CDCLAKE_RETURN_IF_ERROR(
+      CreateReplicationSlot(replication, spec_.slot, SnapshotAction::kNothing).status());
+  return true;
+}
+
+int SharedSlot::Join(std::optional<Lsn> position) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  positions_.push_back(position);
+  return static_cast<int>(positions_.size()) - 1;
+}
+
+void SharedSlot::Confirm(int reader, Lsn lsn) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (reader < 0 || static_cast<size_t>(reader) >= positions_.size()) return;
+  std::optional<Lsn>& p = positions_[static_cast<size_t>(reader)];
+  p = std::max(p.value_or(0), lsn);
+}
+
+const std::vector<TablePart>& SharedSlot::PartsOf(uint32_t oid) const {
+  static const std::vector<TablePart> kNone;
+  auto it = parts_.find(oid);
+  return it == parts_.end() ? kNone : it->second;
+}
+
+Status SharedSlot::Read() {
+  if (read_) return Status::OK();
+  read_ = true;
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> sql,
+                           PgConnection::Connect(spec_.connection));
+  CDCLAKE_ASSIGN_OR_RETURN(PgRows slot,
+                           sql->Query("SELECT confirmed_flush_lsn, pg_current_wal_lsn() FROM "
+                                      "pg_replication_slots WHERE slot_name = " +
+                                      QuoteLiteral(spec_.slot)));
+  if (slot.rows.empty()) {
+    return Status::NotFound("PostgreSQL " + sql->Describe() + ": replication slot '" + spec_.slot +
+                            "' no longer exists");
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(const Lsn confirmed, ParseLsn(FirstCell(slot, 0)));
+  CDCLAKE_ASSIGN_OR_RETURN(stop_at_, ParseLsn(FirstCell(slot, 1)));
+  if (spec_.stop_at != 0) stop_at_ = spec_.stop_at;
+  const Lsn stop_at = stop_at_;
+  end_ = confirmed;
+
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> replication,
+                           PgConnection::Connect(spec_.connection, {true}));
+  ReplicationStream::Options options;
+  options.slot = spec_.slot;
+  options.publications = spec_.publications;
+  options.start = confirmed;
+  options.streaming = true;
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<ReplicationStream> stream,
+                           ReplicationStream::Start(std::move(replication), options));
+  PgOutputDecoder decoder;
+  TransactionAssembler assembler;
+  Lsn received = confirmed;
+  Lsn idle_at = 0;
+  int64_t idle_since_ms = 0;
+  int64_t last_status_ms = NowMs();
+  int64_t held = 0;
+  // Nothing read here is durable yet: the slot hears its own confirmed position back.
+  auto status = [&](bool reply) {
+    last_status_ms = NowMs();
+    return stream->SendStatus(std::max(received, confirmed), confirmed, reply);
+  };
+  while (true) {
+    if (NowMs() - last_status_ms >= spec_.status_interval_ms) {
+      CDCLAKE_RETURN_IF_ERROR(status(false));
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<ReplicationFrame> frame, stream->Next(kWaitMs));
+    if (!frame) {
+      CDCLAKE_RETURN_IF_ERROR(status(true));  // quiet: the keepalive says how far it has sent
+      continue;
+    }
+    if (const auto* data = std::get_if<XLogData>(&*frame)) {
+      received = std::max(received, data->wal_end);
+      CDCLAKE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder.Decode(data->payload));
+      CDCLAKE_ASSIGN_OR_RETURN(std::optional<PgTransaction> done,
+                               assembler.Add(message, data->data_start));
+      idle_at = 0;
+      if (!done || done->end_lsn <= confirmed) continue;
+      const Lsn done_end = done->end_lsn;
+      held += Split(std::move(*done), assembler, &parts_);
+      end_ = std::max(end_, done_end);
+      if (held >= spec_.max_changes) {
+        more_ = true;
+        break;
+      }
+      continue;
+    }
+    const auto& keepalive = std::get<Keepalive>(*frame);
+    received = std::max(received, keepalive.wal_end);
+    if (keepalive.reply_requested) CDCLAKE_RETURN_IF_ERROR(status(false));
+    if (assembler.in_transaction()) continue;
+    if (keepalive.wal_end < stop_at) {
+      if (keepalive.wal_end != idle_at) {
+        idle_at = keepalive.wal_end;
+        idle_since_ms = NowMs();
+      }
+      if (NowMs() - idle_since_ms < kIdleEndMs) continue;
+    }
+    // Everything committed before the keepalive's position was sent before it.
+    end_ = std::max(end_, keepalive.wal_end);
+    break;
+  }
+  (void)stream->Finish(2000);
+  return Status::OK();
+}
+
+Result<std::string> SharedSlot::Advance() {
+  std::optional<Lsn> lowest;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (static_cast<int>(positions_.size()) < spec_.readers) {
+      return Status::Conflict(
+          "replication slot '" + spec_.slot + "' stays where it is: " +
+          std::to_string(positions_.size()) + " of the " + std::to_string(spec_.readers) +
+          " flows reading it got as far as reading this pass, and the others' tables may need "
+          "the WAL it keeps");
+    }
+    for (const std::optional<Lsn>& p : positions_) {
+      if (p) lowest = std::min(lowest.value_or(*p), *p);
+    }
+  }
+  if (!lowest) return "slot " + spec_.slot + ": no flow has a position yet";
+  CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> sql,
+                           PgConnection::Connect(spec_.connection));
+  CDCLAKE_ASSIGN_OR_RETURN(PgRows slot,
+                           sql->Query("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE "
+                                      "slot_name = " +
+                                      QuoteLiteral(spec_.slot)));
+  if (slot.rows.empty()) return Status::NotFound("replication slot '" + spec_.slot + "' is gone");
+  CDCLAKE_ASSIGN_OR_RETURN(const Lsn confirmed, ParseLsn(FirstCell(slot, 0)));
+  if (*lowest <= confirmed) {
+    return "slot " + spec_.slot + " stays at " + FormatLsn(confirmed) +
+           ", the lowest position its flows' tables hold";
+  }
+  CDCLAKE_RETURN_IF_ERROR(sql->Execute("SELECT pg_replication_slot_advance(" +
+                                       QuoteLiteral(spec_.slot) + ", " +
+                                       QuoteLiteral(FormatLsn(*lowest)) + "::pg_lsn)"));
+  return "slot " + spec_.slot + " moved from " + FormatLsn(confirmed) + " to " +
+         FormatLsn(*lowest) + ", the lowest position its flows' tables hold";
+}
+
+}  // namespace cdclake::sources::postgres
