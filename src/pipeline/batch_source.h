@@ -15,6 +15,7 @@
 #include "json/json.h"
 #include "pipeline/pipeline_plan.h"
 #include "sources/change_source.h"
+#include "sources/postgres/shared_slot.h"
 
 namespace cdclake::pipeline {
 
@@ -89,10 +90,12 @@ Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
 /// A PostgreSQL table's changes (read_postgres) from just after `position` (a PgPosition's
 /// JSON, as a commit of the flow recorded it; null: the first run, which copies the table
 /// first). Errors name the server and say what to do (create the publication, refresh the table
-/// when the slot is gone or ahead of the position).
+/// when the slot is gone or ahead of the position). `shared`: the slot is read for other flows
+/// too this pass (PgTableReader::Open); nullptr: the flow's alone.
 Result<std::unique_ptr<BatchSource>> OpenPostgresSource(const SourcePlan& source,
                                                         const json::Json& position,
-                                                        int64_t batch_rows);
+                                                        int64_t batch_rows,
+                                                        sources::postgres::SharedSlot* shared);
 
 /// Kafka topics (read_kafka) from just after `position` (a KafkaPosition's JSON, as a commit of
 /// the flow recorded it; null: the first run, from startingOffsets). Offsets reach the consumer

@@ -403,7 +403,10 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
     }
     if (flow.source.kind == SourcePlan::Kind::kPostgres) {
       CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
-                               OpenPostgresSource(flow.source, position, execution.batch_rows));
+                               OpenPostgresSource(flow.source, position, execution.batch_rows,
+                                                  execution.postgres_slots != nullptr
+                                                      ? execution.postgres_slots->For(flow.source)
+                                                      : nullptr));
       // Bronze columns carry the unchanged (TOASTed) cells' marks to the flows downstream.
       return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
                            flow.kind == FlowPlan::Kind::kIngest, outcome);

@@ -13,6 +13,7 @@
 #include "base/status.h"
 #include "io/file_system.h"
 #include "pipeline/pipeline_plan.h"
+#include "pipeline/postgres_slots.h"
 #include "sources/change_source.h"
 
 namespace cdclake::pipeline {
@@ -46,6 +47,9 @@ struct FlowExecution {
   /// --reset-position: the flow reads its source from the start, whatever position its target
   /// records; the next commit records the new one.
   bool reset_position = false;
+  /// The replication slots this pass reads for several flows (read_postgres); nullptr: each
+  /// flow reads its slot alone.
+  PostgresSlots* postgres_slots = nullptr;
 };
 
 struct FlowOutcome {

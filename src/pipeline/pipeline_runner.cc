@@ -143,8 +143,11 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
   }
 
   const std::string event_log = EventLogFolder(warehouse.root());
+  // A pass holds what it reads of a shared slot for its flows: a few batches' worth at most.
+  PostgresSlots slots(plan, std::max<int64_t>(options.batch_rows * 4, 1000));
   while (true) {
     ++summary.passes;
+    slots.StartPass();
     bool found_any = false;
     std::set<std::string> failed_tables;
     // The pass's event-log rows, written in one commit after the pass.
@@ -170,6 +173,7 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       execution.persistent_index = options.persistent_index;
       execution.full_refresh = Contains(refreshed, flow.target);
       execution.reset_position = Contains(reset, flow.name);
+      execution.postgres_slots = &slots;
       execution.on_batch = [&](const FlowBatchReport& r) {
         entries.push_back(EntryOf(r, options.run_id, now_ms()));
         if (options.on_batch) options.on_batch(r);
@@ -218,6 +222,15 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
         if (options.on_flow_error) options.on_flow_error(flow.name, fs_summary.status);
       }
     }
+    for (PostgresSlots::Ended& ended : slots.EndPass()) {
+      if (ended.what.ok()) continue;
+      // Said once per run: the slot keeps its WAL until every flow reading it has gone on.
+      const std::string warning = ended.what.status().message();
+      for (FlowSummary& f : summary.flows) {
+        if (!Contains(ended.flows, f.flow) || Contains(f.warnings, warning)) continue;
+        f.warnings.push_back(warning);
+      }
+    }
     Status logged = AppendEventLog(fs, event_log, entries).status();
     if (!logged.ok()) {
       // The data is committed; the failure to log it is each logged flow's error.
@@ -230,9 +243,12 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
     }
     refreshed.clear();  // a refresh happens once, before the first pass
     reset.clear();      // and so does a reset
-    if (!options.continuous || stop()) break;
+    // A shared slot read only part of what there is goes on in another pass, also in a run
+    // that is not continuous.
+    const bool more = slots.more();
+    if ((!options.continuous && !more) || stop()) break;
     if (options.max_passes > 0 && summary.passes >= options.max_passes) break;
-    if (!found_any) {
+    if (!found_any && !more) {
       // Sleep in short steps so a stop request is seen quickly.
       const int64_t until = now_ms() + options.interval_ms;
       while (!stop() && now_ms() < until) {

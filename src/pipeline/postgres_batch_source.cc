@@ -55,7 +55,8 @@ class PostgresBatchSource : public BatchSource {
 
 Result<std::unique_ptr<BatchSource>> OpenPostgresSource(const SourcePlan& source,
                                                         const json::Json& position,
-                                                        int64_t batch_rows) {
+                                                        int64_t batch_rows,
+                                                        sources::postgres::SharedSlot* shared) {
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<PgPosition> resume, PgPosition::FromJson(position));
   if (!resume && !position.is_null() && !(position.is_object() && position.empty())) {
     return Status::InvalidArgument(
@@ -66,7 +67,7 @@ Result<std::unique_ptr<BatchSource>> OpenPostgresSource(const SourcePlan& source
   sources::postgres::PgTableSpec spec = source.postgres;
   spec.batch_rows = batch_rows;
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<PgTableReader> reader,
-                           PgTableReader::Open(spec, resume));
+                           PgTableReader::Open(spec, resume, shared));
   return std::unique_ptr<BatchSource>(new PostgresBatchSource(std::move(reader)));
 }
 
