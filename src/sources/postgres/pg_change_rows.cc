@@ -61,6 +61,8 @@ class RowWriter {
             change::ChangeBatch* batch)
       : transaction_(t), relation_(r), batch_(batch) {
     source_table_ = database + "." + r.schema + "." + r.name;
+    const auto end = static_cast<int64_t>(t.end_lsn);
+    position_ = change::SourcePosition{"postgres:" + source_table_, 0, end, end};
     for (const auto& c : r.columns) types_.push_back(PgColumnTypeOf(c.type_oid, c.type_modifier));
   }
 
@@ -92,7 +94,7 @@ class RowWriter {
     rows.mutable_column(n + 2).Append<int64_t>(PostgresToUnixMicros(transaction_.commit_time_us) /
                                                1000);
     rows.mutable_column(n + 3).AppendBytes(source_table_);
-    batch_->positions.push_back(Position(change));
+    batch_->positions.push_back(position_);
     batch_->raw.emplace_back();
     for (size_t c = 0; c < n; ++c) {
       if (row.unchanged[c] == 0) continue;
@@ -108,7 +110,7 @@ class RowWriter {
   void Reject(const char* op, const RowCells& row, const PgChange& change,
               const std::string& reason) {
     batch_->rejected.push_back(
-        change::RejectedRecord{Describe(op, row), Position(change),
+        change::RejectedRecord{Describe(op, row), position_,
                                source_table_ + " at LSN " + FormatLsn(change.lsn) + ": " + reason});
   }
 
@@ -120,13 +122,6 @@ class RowWriter {
   }
 
  private:
-  change::SourcePosition Position(const PgChange& change) const {
-    // The transaction's end: what a restart confirms. A change's own LSN is never enough to
-    // resume from (the server would send its transaction again); it is in _seq.
-    const auto end = static_cast<int64_t>(transaction_.end_lsn);
-    return change::SourcePosition{"postgres:" + source_table_, 0, end, end};
-  }
-
   std::string Describe(const char* op, const RowCells& row) const {
     std::string text = std::string(op) + " " + source_table_ + " (";
     for (size_t c = 0; c < row.values.size(); ++c) {
@@ -142,6 +137,9 @@ class RowWriter {
   const RelationInfo& relation_;
   change::ChangeBatch* batch_;
   std::string source_table_;
+  // Every row's: the transaction's end, what a restart confirms. A change's own LSN is never
+  // enough to resume from (the server would send its transaction again); it is in _seq.
+  change::SourcePosition position_;
   std::vector<PgColumnType> types_;
 };
 
@@ -280,6 +278,48 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
   }
   writer.Finish();
   return Status::OK();
+}
+
+struct PgSnapshotRows::State {
+  State(const RelationInfo& relation, const std::string& database, PgTransaction t,
+        change::ChangeBatch* batch)
+      : transaction(std::move(t)), writer(transaction, relation, database, batch) {}
+  PgTransaction transaction;  // the copy, as one transaction at the consistent point
+  PgChange change;            // every row's: no LSN of its own
+  RowWriter writer;
+  RowCells row;
+  size_t width = 0;
+};
+
+PgSnapshotRows::PgSnapshotRows(const RelationInfo& relation, const std::string& database,
+                               Lsn consistent_point, int64_t commit_time_us,
+                               change::ChangeBatch* batch) {
+  if (batch->rows.num_columns() == 0) batch->rows = data::RecordBatch(PgChangeSchema(relation));
+  PgTransaction t;
+  t.snapshot = true;
+  t.commit_lsn = consistent_point;
+  t.end_lsn = consistent_point;
+  t.commit_time_us = commit_time_us;
+  state_ = std::make_unique<State>(relation, database, std::move(t), batch);
+  state_->change.relation = relation.oid;
+  state_->width = relation.columns.size();
+}
+
+PgSnapshotRows::~PgSnapshotRows() = default;
+
+Status PgSnapshotRows::Append(const std::vector<const std::string*>& cells, int64_t ordinal) {
+  if (cells.size() != state_->width) {
+    return Status::Corrupt("a copied row has " + std::to_string(cells.size()) + " cells for " +
+                           std::to_string(state_->width) + " columns");
+  }
+  RowCells& row = state_->row;
+  row.values.assign(cells.begin(), cells.end());
+  row.unchanged.assign(cells.size(), 0);
+  return state_->writer.Append("r", row, state_->change, ordinal);
+}
+
+void PgSnapshotRows::Finish() {
+  state_->writer.Finish();
 }
 
 }  // namespace cdclake::sources::postgres

@@ -3,6 +3,7 @@
 // AUTO CDC flows written for Debezium apply them unchanged.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,28 @@ data::Schema PgChangeSchema(const RelationInfo& relation);
 Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& relation,
                        const std::vector<std::string>& keys, const std::string& database,
                        change::ChangeBatch* batch);
+
+/// The initial copy's rows of `relation`, appended one at a time (no PgChange each): `r` rows
+/// at `_seq` (consistent point, 0, ordinal), as AppendPgChanges makes a snapshot's inserts.
+class PgSnapshotRows {
+ public:
+  /// `batch` (rows of PgChangeSchema(relation), given that schema when default-constructed)
+  /// must outlive this.
+  PgSnapshotRows(const RelationInfo& relation, const std::string& database, Lsn consistent_point,
+                 int64_t commit_time_us, change::ChangeBatch* batch);
+  ~PgSnapshotRows();
+  PgSnapshotRows(const PgSnapshotRows&) = delete;
+  PgSnapshotRows& operator=(const PgSnapshotRows&) = delete;
+
+  /// One row: `cells[c]` is column c's text, nullptr for NULL. A value its column cannot hold
+  /// makes the row a rejected record, as AppendPgChanges does.
+  Status Append(const std::vector<const std::string*>& cells, int64_t ordinal);
+  /// Call once the rows are in.
+  void Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace cdclake::sources::postgres

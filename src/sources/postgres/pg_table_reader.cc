@@ -18,8 +18,6 @@
 namespace cdclake::sources::postgres {
 namespace {
 
-constexpr const char* kCursor = "cdclake_snapshot";
-constexpr int64_t kFetchRows = 20000;
 constexpr int kWaitMs = 200;
 constexpr int64_t kIdleEndMs = 5000;  // see Next: a server that has stopped short of stop_at_  // a
                                       // quiet stream is asked where it is this often
@@ -150,10 +148,11 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(const PgTableSpec& sp
   CDCLAKE_ASSIGN_OR_RETURN(ReplicationSystem system, IdentifySystem(*r.replication_));
   r.system_id_ = system.system_id;
   r.database_ = system.database;
-  CDCLAKE_RETURN_IF_ERROR(shared != nullptr ? r.CheckSharedSlot(resume) : r.CheckSlot(resume));
-  // A run reads what was committed before it began (and what comes while it reads).
+  // A run reads what was committed before it began (and what comes while it reads). Asked
+  // first: a first run's copy holds the connection from the slot's checks on.
   CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql.Query("SELECT pg_current_wal_lsn()"));
   CDCLAKE_ASSIGN_OR_RETURN(r.stop_at_, ParseLsn(FirstCell(now)));
+  CDCLAKE_RETURN_IF_ERROR(shared != nullptr ? r.CheckSharedSlot(resume) : r.CheckSlot(resume));
   r.last_end_ = r.start_;
   r.confirmed_.store(r.start_);
   return reader;
@@ -379,9 +378,12 @@ Status PgTableReader::BeginSnapshot() {
   for (const RelationInfo::Column& c : catalog_.columns) {
     columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(c.name);
   }
-  CDCLAKE_RETURN_IF_ERROR(sql_->Execute(
-      std::string("DECLARE ") + kCursor + " NO SCROLL CURSOR FOR SELECT " + columns + " FROM " +
-      QuoteIdentifier(catalog_.schema) + "." + QuoteIdentifier(catalog_.name)));
+  // COPY rather than a cursor: the server sends rows as fast as it makes them, and each comes
+  // as one line, split in place.
+  CDCLAKE_ASSIGN_OR_RETURN(
+      copy_, PgCopyOut::Start(*sql_, "COPY (SELECT " + columns + " FROM " +
+                                         QuoteIdentifier(catalog_.schema) + "." +
+                                         QuoteIdentifier(catalog_.name) + ") TO STDOUT"));
   if (temporary) replication_.reset();
   snapshot_pending_ = true;
   return Status::OK();
@@ -401,21 +403,14 @@ Result<PgBatch> PgTableReader::ReadSnapshot() {
   batch.snapshot = true;
   batch.rows.rows = data::RecordBatch(PgChangeSchema(catalog_));
   const int64_t now_us = NowMs() * 1000;
-  auto fetch = [&](int64_t n) {
-    return sql_->Query("FETCH FORWARD " + std::to_string(n) + " FROM " + kCursor);
-  };
-  auto part_of = [&]() {
+  if (truncate_first_) {
+    // Before the rows of a copy made again: what the stopped copy committed goes.
     PgTransaction part;
     part.snapshot = true;
     part.commit_lsn = start_;
     part.end_lsn = start_;
     part.commit_time_us = UnixToPostgresMicros(now_us);
     part.first_ordinal = snapshot_ordinal_;
-    return part;
-  };
-  if (truncate_first_) {
-    // Before the rows of a copy made again: what the stopped copy committed goes.
-    PgTransaction part = part_of();
     PgChange truncate;
     truncate.kind = PgChange::Kind::kTruncate;
     truncate.truncated = {catalog_.oid};
@@ -424,48 +419,30 @@ Result<PgBatch> PgTableReader::ReadSnapshot() {
     ++snapshot_ordinal_;
     truncate_first_ = false;
   }
+  PgSnapshotRows rows(catalog_, database_, start_, UnixToPostgresMicros(now_us), &batch.rows);
   bool whole = false;
-  int64_t taken = 0;
-  while (taken < spec_.batch_rows) {
-    PgRows rows;
-    if (lookahead_) {
-      rows = std::move(*lookahead_);
-      lookahead_.reset();
-    } else {
-      CDCLAKE_ASSIGN_OR_RETURN(rows, fetch(std::min(kFetchRows, spec_.batch_rows - taken)));
+  for (int64_t taken = 0; taken < spec_.batch_rows; ++taken) {
+    const std::vector<const std::string*>* row = peeked_;
+    peeked_ = nullptr;
+    if (row == nullptr) {
+      CDCLAKE_ASSIGN_OR_RETURN(row, copy_->Next());
     }
-    if (rows.rows.empty()) {
+    if (row == nullptr) {
       whole = true;
       break;
     }
-    PgTransaction part = part_of();
-    part.changes.reserve(rows.rows.size());
-    for (auto& row : rows.rows) {
-      PgChange change;
-      change.relation = catalog_.oid;
-      change.new_tuple.kinds.resize(row.size(), TupleCell::Kind::kNull);
-      change.new_tuple.values.resize(row.size());
-      for (size_t c = 0; c < row.size(); ++c) {
-        if (!row[c]) continue;
-        change.new_tuple.kinds[c] = TupleCell::Kind::kText;
-        change.new_tuple.values[c] = std::move(*row[c]);
-      }
-      part.changes.push_back(std::move(change));
-    }
-    const auto n = static_cast<int64_t>(rows.rows.size());
-    snapshot_ordinal_ += n;
-    taken += n;
-    CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(part, catalog_, keys_, database_, &batch.rows));
+    CDCLAKE_RETURN_IF_ERROR(rows.Append(*row, snapshot_ordinal_++));
   }
   if (!whole) {
-    // Whether this batch ends the copy: it does when nothing follows.
-    CDCLAKE_ASSIGN_OR_RETURN(PgRows next, fetch(std::min(kFetchRows, spec_.batch_rows)));
-    whole = next.rows.empty();
-    if (!whole) lookahead_ = std::move(next);
+    // Whether this batch ends the copy: it does when no row follows.
+    CDCLAKE_ASSIGN_OR_RETURN(peeked_, copy_->Next());
+    whole = peeked_ == nullptr;
   }
+  rows.Finish();
   CrashPoint(whole ? "pg-copy-read" : "pg-copy-batch-read");
   batch.end = PgPosition{system_id_, database_, spec_.slot, start_};
   if (whole) {
+    copy_.reset();
     CDCLAKE_RETURN_IF_ERROR(sql_->Execute("COMMIT"));
     snapshot_pending_ = false;
   } else {

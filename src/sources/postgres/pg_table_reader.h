@@ -17,6 +17,7 @@
 #include "change/change_batch.h"
 #include "json/json.h"
 #include "sources/postgres/pg_connection.h"
+#include "sources/postgres/pg_copy.h"
 #include "sources/postgres/pgoutput_decoder.h"
 #include "sources/postgres/pgoutput_message.h"
 #include "sources/postgres/transaction_assembler.h"
@@ -152,8 +153,10 @@ class PgTableReader {
   bool truncate_first_ = false;      // the copy starts again: a `t` row before its rows
   int64_t snapshot_ordinal_ = 0;     // rows of the copy handed out so far
   int64_t stopped_copy_rows_ = -1;   // the stopped copy's rows, for StartText
-  std::optional<PgRows> lookahead_;  // the copy's next rows, fetched to know whether it ends
-  Lsn start_ = 0;                    // transactions ending at or before it are in the table already
+  std::unique_ptr<PgCopyOut> copy_;  // the table's rows, in the copy's snapshot
+  // The copy's next row, read to know whether a batch ends it (valid until copy_->Next).
+  const std::vector<const std::string*>* peeked_ = nullptr;
+  Lsn start_ = 0;    // transactions ending at or before it are in the table already
   Lsn stop_at_ = 0;  // the WAL position when the reader opened: a run reads up to it
   Lsn received_ = 0;
   Lsn last_end_ = 0;  // the end of the last transaction (or idle WAL) handed out
