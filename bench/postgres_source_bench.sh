@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # read_postgres against PostgreSQL's own tools, in one run on one temporary server:
-# - the first run's copy of a table (snapshot through the slot's exported snapshot, into a bronze
-#   Delta table and an SCD1 silver) beside `COPY table TO STDOUT` into /dev/null (the floor: the
-#   server producing the same rows' text and nothing else);
+# - the first run's copy of a table (snapshot through the slot's exported snapshot) into a bronze
+#   Delta table alone, into an SCD1 table read from read_postgres directly, and into a bronze
+#   table and an SCD1 silver built from it, beside `COPY table TO STDOUT` into /dev/null (the
+#   floor: the server producing the same rows' text and nothing else);
 # - streaming: CHANGES updates in transactions of TXN rows, read by `cdclake run` into bronze and
 #   silver, beside pg_recvlogical reading the same changes through pgoutput into /dev/null (the
 #   server decoding them and nothing else).
@@ -53,14 +54,40 @@ COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table, _source_file, _source
                   _ingested_at)
 STORED AS SCD TYPE 1;
 SQL
-run() {  # run NAME: one `cdclake run`, its peak RSS (KB) kept in $work/NAME.rss
+# The copy alone into one table: a bronze table, and an SCD1 table read from read_postgres.
+cat > "$work/bronze.sql" <<'SQL'
+CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
+AS SELECT * FROM STREAM(read_postgres(connection => '${pg}', publication => 'cdclake',
+                                      slot => 'cdclake_bronze', table => 'public.customers'));
+SQL
+cat > "$work/direct.sql" <<'SQL'
+CREATE OR REFRESH STREAMING TABLE shop.customers;
+CREATE FLOW customers AS AUTO CDC INTO shop.customers
+FROM STREAM(read_postgres(connection => '${pg}', publication => 'cdclake',
+                          slot => 'cdclake_direct', table => 'public.customers'))
+KEYS (id)
+APPLY AS DELETE WHEN _op = 'd'
+SEQUENCE BY _seq
+COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table)
+STORED AS SCD TYPE 1;
+SQL
+run() {  # run NAME [PIPELINE]: one `cdclake run`, its peak RSS (KB) kept in $work/NAME.rss
+  local pipeline=${2:-p}
   /usr/bin/time -f "%M" -o "$work/$1.rss" \
-    "$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" --log-format json
+    "$bin" run "$work/$pipeline.sql" --warehouse "$work/lake_$pipeline" --var "pg=$conninfo" \
+    --log-format json
 }
 mb() { awk '{ printf "%d", $1 / 1024 }' "$work/$1.rss"; }
 
 t0=$(now); sql -c "COPY customers TO STDOUT" > /dev/null; t1=$(now)
 copy_ms=$(ms "$t0" "$t1")
+t0=$(now); run bronze bronze > "$work/bronze.log" 2>&1; t1=$(now)
+bronze_ms=$(ms "$t0" "$t1")
+t0=$(now); run direct direct > "$work/direct.log" 2>&1; t1=$(now)
+direct_ms=$(ms "$t0" "$t1")
+# Their slots would keep the WAL of the changes below: gone with their tables.
+sql -c "SELECT pg_drop_replication_slot('cdclake_bronze'), pg_drop_replication_slot('cdclake_direct')" > /dev/null
+rm -rf "$work/lake_bronze" "$work/lake_direct"
 t0=$(now); run snapshot > "$work/snapshot.log" 2>&1; t1=$(now)
 snapshot_ms=$(ms "$t0" "$t1")
 
@@ -85,12 +112,16 @@ t1=$(now)
 recv_ms=$(ms "$t0" "$t1")
 t0=$(now); run stream > "$work/stream.log" 2>&1; t1=$(now)
 stream_ms=$(ms "$t0" "$t1")
-silver=$("$bin" show "$work/lake/shop/customers" --format csv --columns id | tail -n +2 | wc -l)
+silver=$("$bin" show "$work/lake_p/shop/customers" --format csv --columns id | tail -n +2 | wc -l)
 
 echo "read_postgres benchmark: $rows rows, $changes updates in transactions of $txn"
 printf '| step | cdclake | PostgreSQL peer |\n|---|---:|---:|\n'
-printf '| first run: copy %d rows into bronze + SCD1 silver | %d ms (%d rows/s), peak %d MB | COPY TO STDOUT: %d ms (%d rows/s) |\n' \
-  "$rows" "$snapshot_ms" "$(rate "$rows" "$snapshot_ms")" "$(mb snapshot)" "$copy_ms" "$(rate "$rows" "$copy_ms")"
+printf '| first run: copy %d rows into a bronze table | %d ms (%d rows/s, %d%% of the floor), peak %d MB | COPY TO STDOUT: %d ms (%d rows/s) |\n' \
+  "$rows" "$bronze_ms" "$(rate "$rows" "$bronze_ms")" "$((copy_ms * 100 / (bronze_ms > 0 ? bronze_ms : 1)))" "$(mb bronze)" "$copy_ms" "$(rate "$rows" "$copy_ms")"
+printf '| first run: copy %d rows into an SCD1 table (AUTO CDC from read_postgres) | %d ms (%d rows/s, %d%% of the floor), peak %d MB | |\n' \
+  "$rows" "$direct_ms" "$(rate "$rows" "$direct_ms")" "$((copy_ms * 100 / (direct_ms > 0 ? direct_ms : 1)))" "$(mb direct)"
+printf '| first run: copy %d rows into bronze + SCD1 silver | %d ms (%d rows/s), peak %d MB | |\n' \
+  "$rows" "$snapshot_ms" "$(rate "$rows" "$snapshot_ms")" "$(mb snapshot)"
 printf '| stream %d changes into bronze + silver | %d ms (%d changes/s), peak %d MB | pg_recvlogical (pgoutput to /dev/null): %d ms (%d changes/s) |\n' \
   "$changes" "$stream_ms" "$(rate "$changes" "$stream_ms")" "$(mb stream)" "$recv_ms" "$(rate "$changes" "$recv_ms")"
 printf '| writing the changes (psql, for scale) | | %d ms |\n' "$write_ms"

@@ -84,11 +84,33 @@ class Planner {
     CDCLAKE_RETURN_IF_ERROR(Order());
     CDCLAKE_RETURN_IF_ERROR(CheckTableReads());
     CDCLAKE_RETURN_IF_ERROR(CheckSettings());
+    CDCLAKE_RETURN_IF_ERROR(CheckSharedSlots());
     RequireDownstreamSequences();
     return std::move(plan_);
   }
 
  private:
+  // A slot several flows read moves on only once all of them have read (SharedSlot): an
+  // AUTO CDC ONCE flow stops reading after its first run and would hold it back for good.
+  Status CheckSharedSlots() const {
+    for (const FlowPlan& once : plan_.flows) {
+      if (!once.once || once.source.kind != SourcePlan::Kind::kPostgres) continue;
+      for (const FlowPlan& other : plan_.flows) {
+        if (&other == &once || other.source.kind != SourcePlan::Kind::kPostgres ||
+            other.source.postgres.connection != once.source.postgres.connection ||
+            other.source.postgres.slot != once.source.postgres.slot) {
+          continue;
+        }
+        return Status::InvalidArgument(
+            "flow " + once.name + ": AUTO CDC ONCE reads slot '" + once.source.postgres.slot +
+            "', which flow " + other.name +
+            " reads too; a shared slot moves on only once every flow reading it has read, and a "
+            "ONCE flow stops after its first run: give it a slot of its own");
+      }
+    }
+    return Status::OK();
+  }
+
   Status ErrorAt(const SourcePosition& at, const std::string& message) const {
     return sql::SyntaxError(ast_.source, at.offset, message);
   }

@@ -146,6 +146,23 @@ TEST(PipelinePlanTest, ReadPostgresMistakesAreNamed) {
                              "slot => 's', table => 't', startingLsn => '0/1'))")
                 .find("read_postgres option 'startingLsn' is not supported"),
             std::string::npos);
+  // A ONCE flow cannot share a slot: it would hold the slot back once it stops reading.
+  const std::string shared = R"(
+CREATE OR REFRESH STREAMING TABLE a AS SELECT * FROM STREAM(read_postgres(connection => 'x',
+  publication => 'p', slot => 's', table => 'a'));
+CREATE OR REFRESH STREAMING TABLE b;
+CREATE FLOW b AS AUTO CDC ONCE INTO b FROM STREAM(read_postgres(connection => 'x',
+  publication => 'p', slot => SLOT, table => 'b')) KEYS (id) SEQUENCE BY _seq;
+)";
+  std::string same = shared;
+  same.replace(same.find("SLOT"), 4, "'s'");
+  EXPECT_NE(
+      PlanError(same).find("flow b: AUTO CDC ONCE reads slot 's', which flow default.a reads too"),
+      std::string::npos)
+      << PlanError(same);
+  std::string own = shared;
+  own.replace(own.find("SLOT"), 4, "'s_once'");
+  EXPECT_TRUE(PlanText(own).ok()) << PlanText(own).status().ToString();
   auto positional = PlanText(head + "STREAM(read_postgres('host=x'))");
   ASSERT_FALSE(positional.ok());
   EXPECT_NE(positional.status().message().find("read_postgres takes arguments as name => value"),

@@ -30,8 +30,10 @@ PostgresSlots::PostgresSlots(const PipelinePlan& plan, int64_t max_changes) {
 
 void PostgresSlots::StartPass() {
   for (auto& [key, group] : groups_) {
-    group.spec.stop_at = group.slot && group.slot->more() ? group.slot->stop_at() : 0;
+    group.spec.stop_at =
+        group.slot && group.slot->more() && group.moved ? group.slot->stop_at() : 0;
     group.slot.reset();
+    group.moved = false;
   }
 }
 
@@ -49,13 +51,15 @@ std::vector<PostgresSlots::Ended> PostgresSlots::EndPass() {
   for (auto& [key, group] : groups_) {
     if (!group.slot) continue;  // no flow of it ran this pass
     out.push_back({group.flows, group.slot->Advance()});
+    group.moved = out.back().what.ok();
   }
   return out;
 }
 
 bool PostgresSlots::more() const {
-  return std::any_of(groups_.begin(), groups_.end(),
-                     [](const auto& g) { return g.second.slot && g.second.slot->more(); });
+  return std::any_of(groups_.begin(), groups_.end(), [](const auto& g) {
+    return g.second.slot && g.second.slot->more() && g.second.moved;
+  });
 }
 
 }  // namespace cdclake::pipeline

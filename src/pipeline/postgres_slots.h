@@ -36,7 +36,8 @@ class PostgresSlots {
   };
   std::vector<Ended> EndPass();
 
-  /// A shared slot stopped reading at max_changes this pass: another pass goes on.
+  /// A shared slot stopped reading at max_changes this pass and moved on at its end: another
+  /// pass goes on. (One that could not move would read the same changes again.)
   bool more() const;
 
  private:
@@ -45,6 +46,7 @@ class PostgresSlots {
     sources::postgres::SharedSlot::Spec spec;
     std::vector<std::string> flows;
     std::unique_ptr<sources::postgres::SharedSlot> slot;  // made when a flow first asks
+    bool moved = false;                                   // the pass's end moved the slot (EndPass)
   };
   std::map<Key, Group> groups_;
 };

@@ -184,10 +184,18 @@ at_least "$(confirmed)" "$other_end" || fail "the slot stayed at $(confirmed) wh
 held=$(confirmed)
 sql "ALTER TABLE payments RENAME TO payments_away"
 sql "UPDATE payments_away SET amount = 700 WHERE id = 7; UPDATE customers SET name = 'while failing' WHERE id = 1"
+# More changes than a pass holds (--batch-rows 5: 1,000): the run must still end, the slot
+# not moving, rather than read the same changes pass after pass.
+for k in $(seq 0 29); do
+  echo "UPDATE orders SET amount = amount + 1 WHERE id BETWEEN $((k * 50 + 1)) AND $((k * 50 + 50));"
+done > held.sql
+"$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cdclake -d postgres -f held.sql
 set +e
-run > run7.log 2>&1
+timeout 120 "$bin" run "$work/$pipeline" --warehouse "$work/lake" --var "pg=$conninfo" \
+  --batch-rows 5 > run7.log 2>&1
 code=$?
 set -e
+[ "$code" -ne 124 ] || fail "a run with a failing flow and a backlog did not end: $(tail -5 run7.log)"
 [ "$code" -ne 0 ] || fail "a flow whose table is gone did not fail: $(cat run7.log)"
 grep -q "replication slot 'cdclake_shared' stays where it is: 3 of the 4 flows" run7.log ||
   fail "the run does not say the slot is held back: $(cat run7.log)"
@@ -197,5 +205,40 @@ sql "ALTER TABLE payments_away RENAME TO payments"
 run > run7b.log 2>&1 || fail "run after the table came back: $(cat run7b.log)"
 same_as_source "after the failing flow ran again"
 expect_eq "$(table_rows payments id,amount | grep '^7,')" "7,700" "payments' change made while its flow failed: "
+same_as_source "after a held-back backlog"
+
+# 8. A flow joins with a publication created after the slot's position: pgoutput cannot read
+#    it from there, and the error says what to do; put in an older publication and copied
+#    again, the table joins.
+sql "CREATE TABLE latecomer (id int PRIMARY KEY, v text); INSERT INTO latecomer VALUES (1, 'a');
+     CREATE PUBLICATION late FOR TABLE latecomer"
+late() {
+  cat p4.sql
+  cat <<SQL
+
+CREATE OR REFRESH STREAMING TABLE shop.latecomer;
+CREATE FLOW latecomer AS AUTO CDC INTO shop.latecomer
+FROM STREAM(read_postgres(connection => '\${pg}', publication => '$1',
+                          slot => 'cdclake_shared', table => 'latecomer'))
+KEYS (id) APPLY AS DELETE WHEN _op = 'd' SEQUENCE BY _seq
+COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table) STORED AS SCD TYPE 1;
+SQL
+}
+late late > p5.sql
+pipeline=p5.sql
+set +e
+run > run8.log 2>&1
+code=$?
+set -e
+[ "$code" -ne 0 ] || fail "a publication newer than the shared slot's position went unnoticed: $(cat run8.log)"
+grep -q "before that publication was created: put the table in a publication that is older" run8.log ||
+  fail "the error does not say what to do: $(cat run8.log)"
+sql "ALTER PUBLICATION shop ADD TABLE latecomer; INSERT INTO latecomer VALUES (2, 'b')"
+late shop > p5.sql
+run --full-refresh shop.latecomer > run8b.log 2>&1 || fail "run after the fix: $(cat run8b.log)"
+sql "UPDATE latecomer SET v = 'c' WHERE id = 1"
+run > run8c.log 2>&1 || fail "run after latecomer changed: $(cat run8c.log)"
+extra="payments:payments:id,amount latecomer:latecomer:id,v"
+same_as_source "after latecomer joined"
 no_bronze_twice "at the end"
 echo "ok: shared slot: 4 flows, 1 slot, $killed kills"

@@ -294,8 +294,11 @@ Status PgTableReader::CheckResume(const PgRows& slot, const PgPosition& p) {
   const std::string where = "PostgreSQL " + sql_->Describe();
   const bool exists = !slot.rows.empty();
   const std::string refresh =
-      "; a full refresh of the table (cdclake run --full-refresh TABLE) copies the table again "
-      "through a new slot";
+      shared_ == nullptr
+          ? "; a full refresh of the table (cdclake run --full-refresh TABLE) copies the table "
+            "again through a new slot"
+          : "; a full refresh of the table (cdclake run --full-refresh TABLE) copies it again; "
+            "the slot is shared, so each table reading it that stops with this error needs one";
   resume_ = p;
   if (p.system_id != system_id_ || p.database != database_ || p.slot != spec_.slot) {
     return Status::InvalidArgument(where + ": the table was read from " + p.ToString() +

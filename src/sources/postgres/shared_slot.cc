@@ -62,10 +62,16 @@ int64_t Split(PgTransaction transaction, const TransactionAssembler& assembler,
 }  // namespace
 
 Result<bool> SharedSlot::Ensure(PgConnection& replication) {
-  CDCLAKE_ASSIGN_OR_RETURN(
-      PgRows slot, replication.Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " +
-                                     QuoteLiteral(spec_.slot)));
-  if (!slot.rows.empty()) return false;
+  CDCLAKE_ASSIGN_OR_RETURN(PgRows slot,
+                           replication.Query("SELECT wal_status FROM pg_replication_slots WHERE "
+                                             "slot_name = " +
+                                             QuoteLiteral(spec_.slot)));
+  if (!slot.rows.empty() && FirstCell(slot) != "lost") return false;
+  if (!slot.rows.empty()) {
+    // Invalidated: no table can read on from it; the tables copied again use a new one.
+    CDCLAKE_RETURN_IF_ERROR(
+        replication.Execute("DROP_REPLICATION_SLOT " + QuoteIdentifier(spec_.slot)));
+  }
   CDCLAKE_RETURN_IF_ERROR(
       CreateReplicationSlot(replication, spec_.slot, SnapshotAction::kNothing).status());
   return true;
@@ -91,8 +97,25 @@ const std::vector<TablePart>& SharedSlot::PartsOf(uint32_t oid) const {
 }
 
 Status SharedSlot::Read() {
-  if (read_) return Status::OK();
-  read_ = true;
+  if (!read_) {
+    read_ = ReadStream();
+    const std::string& m = read_->message();
+    if (!read_->ok() && m.find("publication") != std::string::npos &&
+        m.find("does not exist") != std::string::npos) {
+      // pgoutput looks publications up as the catalog was at the slot's position.
+      read_ = Status(read_->code(),
+                     m + "; the shared slot '" + spec_.slot +
+                         "' reads from its position on, before that publication was created: "
+                         "put the table in a publication that is older (ALTER PUBLICATION ... "
+                         "ADD TABLE ...) and copy it again (--full-refresh TABLE: its changes "
+                         "before the ALTER are in no publication), or give its flow a slot of "
+                         "its own");
+    }
+  }
+  return *read_;
+}
+
+Status SharedSlot::ReadStream() {
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> sql,
                            PgConnection::Connect(spec_.connection));
   CDCLAKE_ASSIGN_OR_RETURN(PgRows slot,

@@ -48,7 +48,8 @@ class SharedSlot {
 
   /// Creates the slot, without a snapshot, when it does not exist yet (each table is copied in
   /// a snapshot of its own, taken after the slot exists, so the slot has every change after
-  /// it). `replication`: a replication connection to the slot's database. True when created.
+  /// it), or when the server invalidated it (wal_status 'lost'). `replication`: a replication
+  /// connection to the slot's database. True when created.
   Result<bool> Ensure(PgConnection& replication);
 
   /// A reader joins the pass, holding its table at `position` (nullopt: it has no position
@@ -76,10 +77,12 @@ class SharedSlot {
   Result<std::string> Advance();
 
  private:
+  Status ReadStream();
+
   Spec spec_;
   std::mutex mutex_;  // Join, Confirm and Advance may come from reading-ahead threads
   std::vector<std::optional<Lsn>> positions_;
-  bool read_ = false;
+  std::optional<Status> read_;  // the one read's outcome, for every reader
   Lsn end_ = 0;
   Lsn stop_at_ = 0;
   bool more_ = false;
