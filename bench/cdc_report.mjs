@@ -377,7 +377,11 @@ function main() {
   fs.mkdirSync(path.dirname(path.resolve(args.svg)), { recursive: true });
   fs.writeFileSync(args.svg, chart(r));
   const svgRel = path.relative(path.dirname(path.resolve(args.md)), path.resolve(args.svg));
-  fs.writeFileSync(args.md, page(r, svgRel, path.basename(args.results)));
+  // The sources' benchmarks (their own scripts, run by hand) are kept beside the page, written
+  // by people, and carried into it on every run.
+  const sources = path.join(path.dirname(path.resolve(args.md)), 'benchmarks-sources.md');
+  const kept = fs.existsSync(sources) ? `\n${fs.readFileSync(sources, 'utf8')}` : '';
+  fs.writeFileSync(args.md, page(r, svgRel, path.basename(args.results)) + kept);
 }
 
 try {
