@@ -17,6 +17,7 @@ struct ReconcileArgs {
   pipeline::ReconcileOptions options;
   std::string keys;
   std::string columns;
+  bool not_exact = false;
 };
 
 std::string Joined(const std::vector<std::string>& names) {
@@ -51,8 +52,12 @@ Action AddReconcileCommand(CLI::App& app) {
                   "a,b: columns compared (default: every column both tables have)");
   cmd->add_option("--examples", args->options.examples, "keys listed per kind of difference")
       ->capture_default_str();
+  cmd->add_flag("--not-exact", args->not_exact,
+                "compare the table as it is now with the source as it is now, without reading "
+                "the changes between from the flow's slot");
   return [args]() -> int {
     args->options.keys = SplitList(args->keys);
+    args->options.exact = !args->not_exact;
     args->options.columns = SplitList(args->columns);
     auto report = pipeline::ReconcileWithPostgres(*io::LocalFileSystem::Instance(), args->table,
                                                   args->options);
@@ -65,6 +70,12 @@ Action AddReconcileCommand(CLI::App& app) {
               << " rows\n";
     std::cout << "table:   " << args->table << " version " << r.table_version << ", "
               << r.table_rows << " rows\n";
+    if (!r.point.empty()) {
+      std::cout << "point:   " << r.point << "\n";
+    } else {
+      std::cout << "point:   none (" << r.not_exact
+                << "): the table as it is now against the source as it is now\n";
+    }
     std::cout << "keys:    " << Joined(r.keys) << "\ncompared: " << Joined(r.columns) << "\n";
     std::cout << "matching: " << r.matching << "\n";
     PrintKeys("missing from the table: ", r.missing, r.missing_keys);
@@ -74,8 +85,14 @@ Action AddReconcileCommand(CLI::App& app) {
       std::cout << "equal\n";
       return 0;
     }
-    std::cout << "different: changes the pipeline has not read yet show here too; run it with "
-                 "the source quiet and reconcile again\n";
+    if (r.point.empty()) {
+      std::cout << "different: changes the pipeline has not read yet show here too; run it with "
+                   "the source quiet and reconcile again\n";
+    } else {
+      std::cout << "different at that point: the pipeline will not mend these by reading on "
+                   "(changes made while the table was out of the publication, rows changed in "
+                   "the table by hand, ...)\n";
+    }
     return 1;
   };
 }

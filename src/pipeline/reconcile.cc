@@ -1,24 +1,33 @@
 // Reconcile: both tables' rows as key text -> row hash, compared.
 #include "pipeline/reconcile.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "data/value_format.h"
 #include "delta/snapshot.h"
 #include "delta/table_scan.h"
 #include "parquet/writer/dictionary_builder.h"
+#include "sources/postgres/lsn.h"
 #include "sources/postgres/pg_catalog.h"
+#include "sources/postgres/pg_table_reader.h"
 #include "sources/postgres/pg_type_map.h"
+#include "sources/postgres/replication_stream.h"
 
 namespace cdclake::pipeline {
 
 namespace {
 
+using sources::postgres::Lsn;
 using sources::postgres::PgConnection;
+using sources::postgres::PgPosition;
 using sources::postgres::PgRows;
 using sources::postgres::QuoteIdentifier;
+using sources::postgres::QuoteLiteral;
 
 constexpr int64_t kFetchRows = 10000;
 constexpr char kSeparator = '\x1f';
@@ -65,6 +74,145 @@ void Keep(std::vector<std::string>* examples, std::string key, int64_t limit) {
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The PostgreSQL position of the one flow that writes the table from read_postgres (a whole
+// copy), and the flow's name; nullopt with the reason otherwise.
+struct TablePosition {
+  std::optional<PgPosition> position;
+  std::string why_not;
+};
+TablePosition PositionOf(const delta::Snapshot& snapshot) {
+  TablePosition out;
+  int found = 0;
+  for (const auto& [name, domain] : snapshot.domains()) {
+    if (domain.removed || name.rfind("cdclake.flow.", 0) != 0) continue;
+    auto configuration = json::Parse(domain.configuration);
+    if (!configuration.ok() || !configuration->contains("position")) continue;
+    auto position = PgPosition::FromJson((*configuration)["position"]);
+    if (!position.ok() || !*position) continue;
+    ++found;
+    out.position = **position;
+  }
+  if (found == 0) {
+    out.why_not = "the table is not written from read_postgres directly";
+  } else if (found > 1) {
+    out.why_not = "several flows write the table from read_postgres";
+    out.position.reset();
+  } else if (out.position->snapshot_rows >= 0) {
+    out.why_not = "the table's first copy is not whole yet";
+    out.position.reset();
+  }
+  return out;
+}
+
+// The changes the table's slot holds after the table's position up to `until`, folded by key:
+// the row each key has at `until` (its cells' text), or nullopt when deleted; `truncated` when
+// a TRUNCATE came, so that keys not named are gone. Cells marked unchanged (TOAST) keep the
+// earlier value: `unchanged` lists them until the table's row fills them in.
+struct Overlay {
+  struct Row {
+    std::optional<std::vector<std::string>> cells;
+    std::vector<uint8_t> unchanged;
+  };
+  std::unordered_map<std::string, Row> rows;
+  bool truncated = false;
+  int64_t changes = 0;
+};
+
+// The changes of `source` after the table's `position` up to `until`, read from the table's
+// slot without moving it, folded into an Overlay of the `read` columns.
+Result<Overlay> ChangesUpTo(PgConnection& sql, const ReconcileOptions& options,
+                            const sources::postgres::PgTable& source, const PgPosition& position,
+                            Lsn until, const std::vector<std::string>& read,
+                            const RowShape& shape) {
+  // The oldest publication of the table: pgoutput reads publications with the catalog as it
+  // was at the slot's position, where a newer one does not exist yet.
+  CDCLAKE_ASSIGN_OR_RETURN(
+      PgRows publications,
+      sql.Query("SELECT p.pubname FROM pg_publication p JOIN pg_publication_tables t ON "
+                "t.pubname = p.pubname WHERE t.schemaname = " +
+                QuoteLiteral(source.relation.schema) +
+                " AND t.tablename = " + QuoteLiteral(source.relation.name) + " ORDER BY p.oid"));
+  const std::string fallback = " (--not-exact compares the table as it is now instead)";
+  if (publications.rows.empty() || !publications.rows[0][0]) {
+    return Status::InvalidArgument("no publication publishes " + source.qualified +
+                                   ", so its changes after the table's position cannot be read" +
+                                   fallback);
+  }
+  sources::postgres::PgTableSpec spec;
+  spec.connection = options.connection;
+  spec.publication = *publications.rows[0][0];
+  spec.slot = position.slot;
+  spec.table = source.qualified;
+  spec.stop_at = until;
+  spec.read_only = true;
+  auto opened = sources::postgres::PgTableReader::Open(spec, position);
+  if (!opened.ok()) {
+    return Status(opened.status().code(),
+                  "reading the table's changes up to " + sources::postgres::FormatLsn(until) +
+                      " from slot " + position.slot + ": " + opened.status().message() + fallback);
+  }
+  Overlay out;
+  while (true) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<sources::postgres::PgBatch> batch, (*opened)->Next());
+    if (!batch) break;
+    const change::ChangeBatch& changes = batch->rows;
+    const data::RecordBatch& rows = changes.rows;
+    const int64_t n = rows.num_rows();
+    // The read columns in this batch (a column the batch's shape lacks is NULL).
+    std::vector<data::Column> absent;
+    absent.reserve(read.size());
+    std::vector<const data::Column*> view(read.size(), nullptr);
+    std::vector<int> place(read.size(), -1);
+    for (size_t c = 0; c < read.size(); ++c) {
+      place[c] = rows.schema().FieldIndex(read[c]);
+      if (place[c] >= 0) {
+        view[c] = &rows.column(static_cast<size_t>(place[c]));
+        continue;
+      }
+      absent.emplace_back(data::DataType::String());
+      for (int64_t r = 0; r < n; ++r) absent.back().AppendNull();
+      view[c] = &absent.back();
+    }
+    const data::Column& op = rows.column(static_cast<size_t>(rows.schema().FieldIndex("_op")));
+    for (int64_t r = 0; r < n; ++r) {
+      ++out.changes;
+      const std::string_view kind = op.StringAt(r);
+      if (kind == "t") {
+        out.truncated = true;
+        out.rows.clear();
+        continue;
+      }
+      std::string key = KeyText(view, shape, r);
+      if (kind == "d") {
+        out.rows[key] = Overlay::Row{};
+        continue;
+      }
+      Overlay::Row row;
+      row.cells.emplace();
+      row.unchanged.assign(read.size(), 0);
+      auto before = out.rows.find(key);
+      for (size_t c = 0; c < read.size(); ++c) {
+        const auto at = static_cast<size_t>(place[c]);
+        const bool unchanged = place[c] >= 0 && at < changes.unchanged.size() &&
+                               static_cast<size_t>(r) < changes.unchanged[at].size() &&
+                               changes.unchanged[at][static_cast<size_t>(r)] != 0;
+        if (!unchanged) {
+          row.cells->push_back(CellText(*view[c], r));
+        } else if (before != out.rows.end() && before->second.cells) {
+          // The value the last change of the key gave (or that it too left to the table).
+          row.cells->push_back((*before->second.cells)[c]);
+          row.unchanged[c] = before->second.unchanged.empty() ? 0 : before->second.unchanged[c];
+        } else {
+          row.cells->emplace_back();
+          row.unchanged[c] = 1;  // the table's row has it
+        }
+      }
+      out.rows[std::move(key)] = std::move(row);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -122,6 +270,30 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
   }
   for (size_t i = 0; i < report.columns.size(); ++i) shape.compared.push_back(i);
 
+  // The exact point: a temporary slot's snapshot, at LSN C, and the table brought to C by the
+  // changes its own slot holds after the table's position (read, never confirmed).
+  TablePosition at = PositionOf(*snapshot);
+  std::unique_ptr<PgConnection> reader = std::move(sql);
+  std::optional<Lsn> point;
+  if (at.position && options.exact) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> replication,
+                             PgConnection::Connect(options.connection, {true}));
+    CDCLAKE_RETURN_IF_ERROR(
+        replication->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+    CDCLAKE_ASSIGN_OR_RETURN(sources::postgres::CreatedSlot slot,
+                             sources::postgres::CreateReplicationSlot(
+                                 *replication, "cdclake_reconcile_" + std::to_string(getpid()),
+                                 sources::postgres::SnapshotAction::kUse, /*temporary=*/true));
+    point = slot.consistent_point;
+    report.source_lsn = sources::postgres::FormatLsn(*point);
+    sql = std::move(reader);
+    reader = std::move(replication);
+  } else {
+    report.not_exact = at.position ? "--not-exact" : at.why_not;
+    CDCLAKE_RETURN_IF_ERROR(reader->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+    CDCLAKE_ASSIGN_OR_RETURN(PgRows lsn, reader->Query("SELECT pg_current_wal_lsn()"));
+    report.source_lsn = sources::postgres::FirstCell(lsn);
+  }
   // The source, in one snapshot.
   std::vector<sources::postgres::PgColumnType> types;
   std::string select;
@@ -132,16 +304,14 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
     }
     select += (select.empty() ? "" : ", ") + QuoteIdentifier(name);
   }
-  CDCLAKE_RETURN_IF_ERROR(sql->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
-  CDCLAKE_ASSIGN_OR_RETURN(PgRows lsn, sql->Query("SELECT pg_current_wal_lsn()"));
-  report.source_lsn = sources::postgres::FirstCell(lsn);
-  CDCLAKE_RETURN_IF_ERROR(sql->Execute("DECLARE cdclake_reconcile NO SCROLL CURSOR FOR SELECT " +
-                                       select + " FROM " + QuoteIdentifier(source.relation.schema) +
-                                       "." + QuoteIdentifier(source.relation.name)));
+  CDCLAKE_RETURN_IF_ERROR(reader->Execute(
+      "DECLARE cdclake_reconcile NO SCROLL CURSOR FOR SELECT " + select + " FROM " +
+      QuoteIdentifier(source.relation.schema) + "." + QuoteIdentifier(source.relation.name)));
   std::unordered_map<std::string, uint64_t> source_rows;
   while (true) {
-    CDCLAKE_ASSIGN_OR_RETURN(PgRows rows, sql->Query("FETCH FORWARD " + std::to_string(kFetchRows) +
-                                                     " FROM cdclake_reconcile"));
+    CDCLAKE_ASSIGN_OR_RETURN(
+        PgRows rows,
+        reader->Query("FETCH FORWARD " + std::to_string(kFetchRows) + " FROM cdclake_reconcile"));
     if (rows.rows.empty()) break;
     std::vector<data::Column> columns;
     std::vector<uint8_t> unreadable(rows.rows.size(), 0);
@@ -168,7 +338,18 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
       ++report.source_rows;
     }
   }
-  CDCLAKE_RETURN_IF_ERROR(sql->Execute("COMMIT"));
+  CDCLAKE_RETURN_IF_ERROR(reader->Execute("COMMIT"));
+  reader.reset();  // the temporary slot goes with its connection
+
+  Overlay overlay;
+  if (point) {
+    CDCLAKE_ASSIGN_OR_RETURN(overlay,
+                             ChangesUpTo(*sql, options, source, *at.position, *point, read, shape));
+    report.point =
+        "LSN " + report.source_lsn + ": table version " + std::to_string(report.table_version) +
+        " (its position " + sources::postgres::FormatLsn(at.position->lsn) + ") and " +
+        std::to_string(overlay.changes) + " changes after it read from slot " + at.position->slot;
+  }
 
   // The table's current rows.
   delta::ScanOptions scan;
@@ -179,23 +360,46 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
   std::vector<const data::Column*> view;
   for (size_t c = 0; c < read.size(); ++c) view.push_back(&table.column(c));
   const data::Column* end_at = history ? &table.column(read.size()) : nullptr;
-  for (int64_t r = 0; r < table.num_rows(); ++r) {
-    if (end_at != nullptr && !end_at->IsNull(r)) continue;
+  auto compare = [&](std::string key, uint64_t hash) {
     ++report.table_rows;
-    std::string key = KeyText(view, shape, r);
     auto it = source_rows.find(key);
     if (it == source_rows.end()) {
       ++report.extra;
       Keep(&report.extra_keys, std::move(key), options.examples);
-      continue;
+      return;
     }
-    if (it->second == RowHash(view, shape, r)) {
+    if (it->second == hash) {
       ++report.matching;
     } else {
       ++report.changed;
       Keep(&report.changed_keys, std::move(key), options.examples);
     }
     source_rows.erase(it);  // a key there twice is extra the second time
+  };
+  for (int64_t r = 0; r < table.num_rows(); ++r) {
+    if (end_at != nullptr && !end_at->IsNull(r)) continue;
+    std::string key = KeyText(view, shape, r);
+    auto changed = overlay.rows.find(key);
+    if (changed != overlay.rows.end()) {
+      Overlay::Row& row = changed->second;
+      if (!row.cells) continue;  // deleted by C
+      for (size_t c = 0; c < row.unchanged.size(); ++c) {
+        if (row.unchanged[c]) (*row.cells)[c] = CellText(*view[c], r);
+      }
+      row.unchanged.clear();
+      continue;  // compared below, with the rows the table did not have
+    }
+    if (overlay.truncated) continue;
+    compare(std::move(key), RowHash(view, shape, r));
+  }
+  for (auto& [key, row] : overlay.rows) {
+    if (!row.cells) continue;
+    std::string text;
+    for (size_t i : shape.compared) {
+      text += (*row.cells)[i];
+      text += kSeparator;
+    }
+    compare(key, parquet::HashBytes(text));
   }
   for (auto& [key, hash] : source_rows) {
     ++report.missing;

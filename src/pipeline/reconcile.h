@@ -20,11 +20,19 @@ struct ReconcileOptions {
   /// Columns compared; empty: every column both tables have.
   std::vector<std::string> columns;
   int64_t examples = 10;  // keys listed per kind of difference
+  /// Compare at one point (see ReconcileWithPostgres); false: the table as it is now with the
+  /// source as it is now.
+  bool exact = true;
 };
 
 struct ReconcileReport {
   std::string source;      // "host:port/db public.customers"
-  std::string source_lsn;  // the source's WAL position when its rows were read
+  std::string source_lsn;  // the source's WAL position when its rows were read (the point)
+  /// When compared at one point: what the table side was ("LSN 0/1A2B: table version 12 (its
+  /// position 0/19F0) and 3 changes after it read from slot s").
+  std::string point;
+  /// Otherwise why not: the table is not written from read_postgres directly, ...
+  std::string not_exact;
   int64_t table_version = -1;
   std::vector<std::string> keys;
   std::vector<std::string> columns;  // compared, in the source's order
@@ -42,13 +50,21 @@ struct ReconcileReport {
   bool equal() const { return missing == 0 && extra == 0 && changed == 0; }
 };
 
-/// Reads the source table in one REPEATABLE READ transaction and the Delta table at
-/// `table_root`'s latest version, and compares them by key: each row's compared columns are
-/// converted as read_postgres converts them, then formatted and hashed on both sides. Rows are
-/// held as one 64-bit hash per key, so the source's keys must fit in memory. The table is
-/// compared as it is now: changes the pipeline has not read yet show as differences (run it
-/// first, with the source quiet). kInvalidArgument when a key or compared column is missing
-/// from either table.
+/// Compares the Delta table at `table_root` with its PostgreSQL source by key: each row's
+/// compared columns are converted as read_postgres converts them, then formatted and hashed on
+/// both sides. Rows are held as one 64-bit hash per key, so the source's keys must fit in
+/// memory.
+///
+/// At one point (POSTGRES-SOURCE.md section 6), when the table is written by one flow from
+/// read_postgres directly: the source is read in the snapshot of a temporary slot, consistent
+/// with its LSN C; the table's latest version is at the position its flow recorded, L; the
+/// changes of the table between L and C are read from the flow's slot (up to C exactly, never
+/// confirmed, so the slot does not move) and laid over the table's rows. Changes the pipeline
+/// has not read yet are then no differences, and a difference is one the pipeline will not
+/// mend. The flow's slot must not be in use by a run then. Otherwise (a table fed from bronze,
+/// `exact` false) the table as it is now is compared with the source as it is now, and
+/// `not_exact` says why. kInvalidArgument when a key or compared column is missing from
+/// either table.
 Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
                                               const std::string& table_root,
                                               const ReconcileOptions& options);

@@ -152,9 +152,15 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(const PgTableSpec& sp
   // first: a first run's copy holds the connection from the slot's checks on.
   CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql.Query("SELECT pg_current_wal_lsn()"));
   CDCLAKE_ASSIGN_OR_RETURN(r.stop_at_, ParseLsn(FirstCell(now)));
+  if (spec.stop_at != 0) r.stop_at_ = spec.stop_at;
   CDCLAKE_RETURN_IF_ERROR(shared != nullptr ? r.CheckSharedSlot(resume) : r.CheckSlot(resume));
+  if (spec.read_only && (!resume || shared != nullptr)) {
+    return Status::InvalidArgument(
+        "read_postgres: only a table with a position reads a slot of "
+        "its own without moving it");
+  }
   r.last_end_ = r.start_;
-  r.confirmed_.store(r.start_);
+  r.confirmed_.store(spec.read_only ? r.slot_confirmed_ : r.start_);
   return reader;
 }
 
@@ -317,6 +323,7 @@ Status PgTableReader::CheckResume(const PgRows& slot, const PgPosition& p) {
                             FormatLsn(p.lsn) + " are gone" + refresh);
   }
   CDCLAKE_ASSIGN_OR_RETURN(Lsn confirmed, ParseLsn(FirstCell(slot, 0)));
+  slot_confirmed_ = confirmed;
   if (confirmed > p.lsn) {
     return Status::Conflict(
         where + ": replication slot '" + spec_.slot + "' has confirmed " + FormatLsn(confirmed) +
@@ -521,6 +528,7 @@ Status PgTableReader::FillMovedRows(PgTransaction* transaction) {
 }
 
 void PgTableReader::Confirm(Lsn lsn) {
+  if (spec_.read_only) return;
   confirmed_.store(lsn);
   if (shared_ != nullptr) shared_->Confirm(shared_reader_, lsn);
 }
@@ -589,6 +597,14 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
                                assembler_.Add(message, data->data_start));
       idle_at_ = 0;                                    // the server is sending
       if (!done || done->end_lsn <= start_) continue;  // not whole yet, or in the table already
+      if (spec_.stop_at != 0 && done->end_lsn > spec_.stop_at) {
+        // Past the barrier: everything up to it is read, nothing after it is handed out.
+        done_ = true;
+        last_end_ = std::max(last_end_, spec_.stop_at);
+        batch.end.lsn = last_end_;
+        if (batch.transactions == 0 && last_end_ == batch_start) return Out();
+        return Out(std::move(batch));
+      }
       CDCLAKE_ASSIGN_OR_RETURN(
           bool added,
           AddTransaction(std::move(*done), assembler_.shared_relation(catalog_.oid), &batch));
@@ -613,7 +629,7 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
     // WAL up to it is read: it is the position, even where nothing of the table was in it
     // (so the slot does not hold WAL for other tables and databases).
     done_ = true;
-    last_end_ = std::max(last_end_, keepalive.wal_end);
+    last_end_ = std::max(last_end_, spec_.stop_at != 0 ? spec_.stop_at : keepalive.wal_end);
     batch.end.lsn = last_end_;
     if (batch.transactions == 0 && last_end_ == batch_start) return Out();
     return Out(std::move(batch));

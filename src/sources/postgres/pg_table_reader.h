@@ -37,6 +37,12 @@ struct PgTableSpec {
   /// How often the slot hears from the reader at least, also while the flow commits and no
   /// batch is being read (PostgreSQL ends a stream silent for wal_sender_timeout, 60 s).
   int64_t status_interval_ms = 10000;
+  /// A barrier (cdclake reconcile): when not 0, reading ends after the last transaction ending
+  /// at or before it, and the last batch's position is it exactly.
+  Lsn stop_at = 0;
+  /// Only looking (cdclake reconcile): the slot is never told more than it has confirmed
+  /// already, so reading moves it nowhere (a shared slot's other tables may be behind).
+  bool read_only = false;
 };
 
 /// How far a table read from PostgreSQL is: every transaction of the slot's stream that ends at
@@ -156,8 +162,9 @@ class PgTableReader {
   std::unique_ptr<PgCopyOut> copy_;  // the table's rows, in the copy's snapshot
   // The copy's next row, read to know whether a batch ends it (valid until copy_->Next).
   const std::vector<const std::string*>* peeked_ = nullptr;
-  Lsn start_ = 0;    // transactions ending at or before it are in the table already
-  Lsn stop_at_ = 0;  // the WAL position when the reader opened: a run reads up to it
+  Lsn start_ = 0;           // transactions ending at or before it are in the table already
+  Lsn stop_at_ = 0;         // the WAL position when the reader opened: a run reads up to it
+  Lsn slot_confirmed_ = 0;  // the slot's confirmed position when the reader opened
   Lsn received_ = 0;
   Lsn last_end_ = 0;  // the end of the last transaction (or idle WAL) handed out
   Lsn idle_at_ = 0;   // the server's position while it sends nothing but keepalives
