@@ -52,6 +52,10 @@ Action AddReconcileCommand(CLI::App& app) {
                   "a,b: columns compared (default: every column both tables have)");
   cmd->add_option("--examples", args->options.examples, "keys listed per kind of difference")
       ->capture_default_str();
+  cmd->add_option("--buckets", args->options.buckets,
+                  "key buckets summed first; only those that differ are compared key by key")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--not-exact", args->not_exact,
                 "compare the table as it is now with the source as it is now, without reading "
                 "the changes between from the flow's slot");
@@ -77,6 +81,8 @@ Action AddReconcileCommand(CLI::App& app) {
                 << "): the table as it is now against the source as it is now\n";
     }
     std::cout << "keys:    " << Joined(r.keys) << "\ncompared: " << Joined(r.columns) << "\n";
+    std::cout << "buckets: " << r.buckets << ", " << r.differing_buckets
+              << " compared key by key\n";
     std::cout << "matching: " << r.matching << "\n";
     PrintKeys("missing from the table: ", r.missing, r.missing_keys);
     PrintKeys("extra in the table:     ", r.extra, r.extra_keys);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "delta/snapshot.h"
 #include "delta/table_scan.h"
 #include "parquet/writer/dictionary_builder.h"
+#include "pipeline/flow_checkpoint.h"
 #include "sources/postgres/lsn.h"
 #include "sources/postgres/pg_catalog.h"
 #include "sources/postgres/pg_table_reader.h"
@@ -76,13 +78,16 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+using RowVisitor = std::function<void(std::string key, uint64_t hash)>;
+
 // The PostgreSQL position of the one flow that writes the table from read_postgres (a whole
 // copy), and the flow's name; nullopt with the reason otherwise.
 struct TablePosition {
   std::optional<PgPosition> position;
   std::string why_not;
 };
-TablePosition PositionOf(const delta::Snapshot& snapshot) {
+Result<TablePosition> PositionOf(const io::FileSystem& fs, const std::string& table_root,
+                                 const delta::Snapshot& snapshot) {
   TablePosition out;
   int found = 0;
   for (const auto& [name, domain] : snapshot.domains()) {
@@ -93,6 +98,16 @@ TablePosition PositionOf(const delta::Snapshot& snapshot) {
     if (!position.ok() || !*position) continue;
     ++found;
     out.position = **position;
+    // A later batch that changed nothing keeps its position beside the table (and the slot
+    // has been told of it).
+    const json::Json& flow = (*configuration)["flow"];
+    if (!flow.is_string()) continue;
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<json::Json> unchanged,
+                             FindUnchangedPosition(fs, table_root, table_root + "_quarantine",
+                                                   flow.get<std::string>(), &snapshot));
+    if (!unchanged) continue;
+    auto later = PgPosition::FromJson(*unchanged);
+    if (later.ok() && *later && (*later)->lsn > out.position->lsn) out.position = **later;
   }
   if (found == 0) {
     out.why_not = "the table is not written from read_postgres directly";
@@ -272,7 +287,7 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
 
   // The exact point: a temporary slot's snapshot, at LSN C, and the table brought to C by the
   // changes its own slot holds after the table's position (read, never confirmed).
-  TablePosition at = PositionOf(*snapshot);
+  CDCLAKE_ASSIGN_OR_RETURN(TablePosition at, PositionOf(fs, table_root, *snapshot));
   std::unique_ptr<PgConnection> reader = std::move(sql);
   std::optional<Lsn> point;
   if (at.position && options.exact) {
@@ -294,7 +309,7 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
     CDCLAKE_ASSIGN_OR_RETURN(PgRows lsn, reader->Query("SELECT pg_current_wal_lsn()"));
     report.source_lsn = sources::postgres::FirstCell(lsn);
   }
-  // The source, in one snapshot.
+  // The source's columns, read in the snapshot `reader` holds (once, or twice: see below).
   std::vector<sources::postgres::PgColumnType> types;
   std::string select;
   for (const std::string& name : read) {
@@ -304,42 +319,44 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
     }
     select += (select.empty() ? "" : ", ") + QuoteIdentifier(name);
   }
-  CDCLAKE_RETURN_IF_ERROR(reader->Execute(
-      "DECLARE cdclake_reconcile NO SCROLL CURSOR FOR SELECT " + select + " FROM " +
-      QuoteIdentifier(source.relation.schema) + "." + QuoteIdentifier(source.relation.name)));
-  std::unordered_map<std::string, uint64_t> source_rows;
-  while (true) {
-    CDCLAKE_ASSIGN_OR_RETURN(
-        PgRows rows,
-        reader->Query("FETCH FORWARD " + std::to_string(kFetchRows) + " FROM cdclake_reconcile"));
-    if (rows.rows.empty()) break;
-    std::vector<data::Column> columns;
-    std::vector<uint8_t> unreadable(rows.rows.size(), 0);
-    for (size_t c = 0; c < read.size(); ++c) {
-      columns.emplace_back(types[c].type);
-      for (size_t r = 0; r < rows.rows.size(); ++r) {
-        const auto& cell = rows.rows[r][c];
-        if (!cell) {
-          columns.back().AppendNull();
-        } else if (!sources::postgres::AppendPgText(types[c], *cell, &columns.back()).ok()) {
-          // A value the table's type cannot hold (read_postgres quarantines its row).
-          columns.back().AppendNull();
-          unreadable[r] = 1;
+  select = "SELECT " + select + " FROM " + QuoteIdentifier(source.relation.schema) + "." +
+           QuoteIdentifier(source.relation.name);
+  int cursors = 0;
+  auto scan_source = [&](const RowVisitor& visit) -> Status {
+    const std::string cursor = "cdclake_reconcile_" + std::to_string(++cursors);
+    CDCLAKE_RETURN_IF_ERROR(
+        reader->Execute("DECLARE " + cursor + " NO SCROLL CURSOR FOR " + select));
+    while (true) {
+      CDCLAKE_ASSIGN_OR_RETURN(
+          PgRows rows,
+          reader->Query("FETCH FORWARD " + std::to_string(kFetchRows) + " FROM " + cursor));
+      if (rows.rows.empty()) break;
+      std::vector<data::Column> columns;
+      std::vector<uint8_t> unreadable(rows.rows.size(), 0);
+      for (size_t c = 0; c < read.size(); ++c) {
+        columns.emplace_back(types[c].type);
+        for (size_t r = 0; r < rows.rows.size(); ++r) {
+          const auto& cell = rows.rows[r][c];
+          if (!cell) {
+            columns.back().AppendNull();
+          } else if (!sources::postgres::AppendPgText(types[c], *cell, &columns.back()).ok()) {
+            // A value the table's type cannot hold (read_postgres quarantines its row).
+            columns.back().AppendNull();
+            unreadable[r] = 1;
+          }
         }
       }
+      std::vector<const data::Column*> view;
+      view.reserve(columns.size());
+      for (const data::Column& c : columns) view.push_back(&c);
+      for (size_t r = 0; r < rows.rows.size(); ++r) {
+        const auto row = static_cast<int64_t>(r);
+        visit(KeyText(view, shape, row),
+              RowHash(view, shape, row) ^ (unreadable[r] ? 0x9e3779b97f4a7c15ULL : 0));
+      }
     }
-    std::vector<const data::Column*> view;
-    view.reserve(columns.size());
-    for (const data::Column& c : columns) view.push_back(&c);
-    for (size_t r = 0; r < rows.rows.size(); ++r) {
-      const auto row = static_cast<int64_t>(r);
-      const uint64_t hash = RowHash(view, shape, row) ^ (unreadable[r] ? 0x9e3779b97f4a7c15ULL : 0);
-      source_rows[KeyText(view, shape, row)] = hash;
-      ++report.source_rows;
-    }
-  }
-  CDCLAKE_RETURN_IF_ERROR(reader->Execute("COMMIT"));
-  reader.reset();  // the temporary slot goes with its connection
+    return reader->Execute("CLOSE " + cursor);
+  };
 
   Overlay overlay;
   if (point) {
@@ -351,60 +368,112 @@ Result<ReconcileReport> ReconcileWithPostgres(const io::FileSystem& fs,
         std::to_string(overlay.changes) + " changes after it read from slot " + at.position->slot;
   }
 
-  // The table's current rows.
+  // The table's current rows (and the overlay's), file by file.
   delta::ScanOptions scan;
   scan.columns = read;
   const bool history = schema.FieldIndex("__END_AT") >= 0;
   if (history) scan.columns.push_back("__END_AT");
-  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch table, delta::ReadTable(fs, *snapshot, scan));
-  std::vector<const data::Column*> view;
-  for (size_t c = 0; c < read.size(); ++c) view.push_back(&table.column(c));
-  const data::Column* end_at = history ? &table.column(read.size()) : nullptr;
-  auto compare = [&](std::string key, uint64_t hash) {
-    ++report.table_rows;
-    auto it = source_rows.find(key);
-    if (it == source_rows.end()) {
-      ++report.extra;
-      Keep(&report.extra_keys, std::move(key), options.examples);
-      return;
-    }
-    if (it->second == hash) {
-      ++report.matching;
-    } else {
-      ++report.changed;
-      Keep(&report.changed_keys, std::move(key), options.examples);
-    }
-    source_rows.erase(it);  // a key there twice is extra the second time
-  };
-  for (int64_t r = 0; r < table.num_rows(); ++r) {
-    if (end_at != nullptr && !end_at->IsNull(r)) continue;
-    std::string key = KeyText(view, shape, r);
-    auto changed = overlay.rows.find(key);
-    if (changed != overlay.rows.end()) {
-      Overlay::Row& row = changed->second;
-      if (!row.cells) continue;  // deleted by C
-      for (size_t c = 0; c < row.unchanged.size(); ++c) {
-        if (row.unchanged[c]) (*row.cells)[c] = CellText(*view[c], r);
+  auto scan_table = [&](const RowVisitor& visit) -> Status {
+    for (const delta::Add& add : snapshot->files()) {
+      CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch table,
+                               delta::ReadDataFile(fs, *snapshot, add, scan));
+      std::vector<const data::Column*> view;
+      for (size_t c = 0; c < read.size(); ++c) view.push_back(&table.column(c));
+      const data::Column* end_at = history ? &table.column(read.size()) : nullptr;
+      for (int64_t r = 0; r < table.num_rows(); ++r) {
+        if (end_at != nullptr && !end_at->IsNull(r)) continue;
+        std::string key = KeyText(view, shape, r);
+        auto changed = overlay.rows.find(key);
+        if (changed != overlay.rows.end()) {
+          Overlay::Row& row = changed->second;
+          for (size_t c = 0; c < row.unchanged.size(); ++c) {
+            if (row.unchanged[c] && row.cells) (*row.cells)[c] = CellText(*view[c], r);
+          }
+          row.unchanged.clear();
+          continue;  // visited below, with the rows the table did not have
+        }
+        if (overlay.truncated) continue;
+        visit(std::move(key), RowHash(view, shape, r));
       }
-      row.unchanged.clear();
-      continue;  // compared below, with the rows the table did not have
     }
-    if (overlay.truncated) continue;
-    compare(std::move(key), RowHash(view, shape, r));
-  }
-  for (auto& [key, row] : overlay.rows) {
-    if (!row.cells) continue;
-    std::string text;
-    for (size_t i : shape.compared) {
-      text += (*row.cells)[i];
-      text += kSeparator;
+    for (const auto& [key, row] : overlay.rows) {
+      if (!row.cells) continue;  // deleted by the point
+      std::string text;
+      for (size_t i : shape.compared) {
+        text += (*row.cells)[i];
+        text += kSeparator;
+      }
+      visit(key, parquet::HashBytes(text));
     }
-    compare(key, parquet::HashBytes(text));
+    return Status::OK();
+  };
+
+  // First pass: each side's count and sum of row digests per bucket of keys. Only the keys of
+  // buckets that differ are then held, in a second pass over both sides (the same snapshot,
+  // the same table version), so a table whose keys do not fit in memory is compared as long
+  // as its differences do.
+  const auto buckets = static_cast<uint64_t>(std::max<int64_t>(1, options.buckets));
+  struct Bucket {
+    int64_t source = 0;
+    int64_t table = 0;
+    uint64_t source_sum = 0;
+    uint64_t table_sum = 0;
+  };
+  std::vector<Bucket> summary(buckets);
+  auto bucket_of = [&](const std::string& key) { return parquet::HashBytes(key) % buckets; };
+  auto digest = [](const std::string& key, uint64_t hash) {
+    return parquet::HashBytes(key) * 0x9e3779b97f4a7c15ULL ^ hash;
+  };
+  CDCLAKE_RETURN_IF_ERROR(scan_source([&](std::string key, uint64_t hash) {
+    Bucket& b = summary[bucket_of(key)];
+    ++b.source;
+    b.source_sum += digest(key, hash);
+    ++report.source_rows;
+  }));
+  CDCLAKE_RETURN_IF_ERROR(scan_table([&](std::string key, uint64_t hash) {
+    Bucket& b = summary[bucket_of(key)];
+    ++b.table;
+    b.table_sum += digest(key, hash);
+    ++report.table_rows;
+  }));
+  std::vector<uint8_t> differs(buckets, 0);
+  for (uint64_t i = 0; i < buckets; ++i) {
+    const Bucket& b = summary[i];
+    if (b.source != b.table || b.source_sum != b.table_sum) {
+      differs[i] = 1;
+      ++report.differing_buckets;
+    } else {
+      report.matching += b.source;
+    }
   }
-  for (auto& [key, hash] : source_rows) {
-    ++report.missing;
-    Keep(&report.missing_keys, key, options.examples);
+  report.buckets = static_cast<int64_t>(buckets);
+  if (report.differing_buckets > 0) {
+    std::unordered_map<std::string, uint64_t> source_rows;
+    CDCLAKE_RETURN_IF_ERROR(scan_source([&](std::string key, uint64_t hash) {
+      if (differs[bucket_of(key)]) source_rows[std::move(key)] = hash;
+    }));
+    CDCLAKE_RETURN_IF_ERROR(scan_table([&](std::string key, uint64_t hash) {
+      if (!differs[bucket_of(key)]) return;
+      auto it = source_rows.find(key);
+      if (it == source_rows.end()) {
+        ++report.extra;
+        Keep(&report.extra_keys, std::move(key), options.examples);
+        return;
+      }
+      if (it->second == hash) {
+        ++report.matching;
+      } else {
+        ++report.changed;
+        Keep(&report.changed_keys, std::move(key), options.examples);
+      }
+      source_rows.erase(it);  // a key there twice is extra the second time
+    }));
+    for (auto& [key, hash] : source_rows) {
+      ++report.missing;
+      Keep(&report.missing_keys, key, options.examples);
+    }
   }
+  CDCLAKE_RETURN_IF_ERROR(reader->Execute("COMMIT"));
   return report;
 }
 

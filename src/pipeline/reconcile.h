@@ -23,6 +23,9 @@ struct ReconcileOptions {
   /// Compare at one point (see ReconcileWithPostgres); false: the table as it is now with the
   /// source as it is now.
   bool exact = true;
+  /// Keys are summed into this many buckets by a hash of the key; only the keys of buckets
+  /// whose counts or digests differ are held in memory (a second pass over both sides).
+  int64_t buckets = 256;
 };
 
 struct ReconcileReport {
@@ -39,9 +42,11 @@ struct ReconcileReport {
   int64_t source_rows = 0;
   int64_t table_rows = 0;  // current rows (SCD2: those with __END_AT NULL)
   int64_t matching = 0;
-  int64_t missing = 0;  // keys in the source, not in the table
-  int64_t extra = 0;    // keys in the table, not in the source (or there twice)
-  int64_t changed = 0;  // keys in both with another value in some compared column
+  int64_t missing = 0;            // keys in the source, not in the table
+  int64_t extra = 0;              // keys in the table, not in the source (or there twice)
+  int64_t changed = 0;            // keys in both with another value in some compared column
+  int64_t buckets = 0;            // the key buckets summed
+  int64_t differing_buckets = 0;  // those whose keys were compared one by one
   /// Up to ReconcileOptions::examples keys of each kind, "id=5" or "a=1, b=x", sorted.
   std::vector<std::string> missing_keys;
   std::vector<std::string> extra_keys;
@@ -53,7 +58,8 @@ struct ReconcileReport {
 /// Compares the Delta table at `table_root` with its PostgreSQL source by key: each row's
 /// compared columns are converted as read_postgres converts them, then formatted and hashed on
 /// both sides. Rows are held as one 64-bit hash per key, so the source's keys must fit in
-/// memory.
+/// memory only where they differ: each side is first summed by buckets of keys (count and
+/// a sum of 64-bit row digests), and only the buckets that differ are compared key by key.
 ///
 /// At one point (POSTGRES-SOURCE.md section 6), when the table is written by one flow from
 /// read_postgres directly: the source is read in the snapshot of a temporary slot, consistent

@@ -283,6 +283,8 @@ before_reconcile=$(confirmed cdclake_direct)
 grep -Eq "^point:   LSN [0-9A-F]+/[0-9A-F]+: table version [0-9]+ \(its position [0-9A-F/]+\) and 3 changes after it read from slot cdclake_direct$" reconcile5.log ||
   fail "exact reconcile does not say its point: $(cat reconcile5.log)"
 expect_eq "$(confirmed cdclake_direct)" "$before_reconcile" "the slot after an exact reconcile: "
+grep -q "^buckets: 256, 0 compared key by key$" reconcile5.log ||
+  fail "equal tables had buckets compared key by key: $(cat reconcile5.log)"
 set +e
 "$bin" reconcile "$work/lake/shop/customers" --postgres "$conninfo" --source-table customers \
   --columns name,nosuch > reconcile4.log 2>&1
@@ -387,7 +389,7 @@ sql "ALTER PUBLICATION cdclake DROP TABLE customers;
      INSERT INTO customers (id, name, balance, notes) VALUES (88, 'unpublished', 1, 'n');
      ALTER PUBLICATION cdclake ADD TABLE customers;
      UPDATE customers SET name = 'published' WHERE id = 77"
-for flags in "" "--not-exact"; do
+for flags in "" "--not-exact --buckets 1" "--buckets 7"; do
   "$bin" run "$work/p.sql" --warehouse "$work/lake" --var "pg=$conninfo" > run8d.log 2>&1 ||
     fail "run after the publication changed: $(cat run8d.log)"
   set +e
@@ -395,10 +397,12 @@ for flags in "" "--not-exact"; do
     $flags > reconcile6.log 2>&1
   code=$?
   set -e
-  expect_eq "$code" "1" "reconcile ${flags:-(exact)} of changes made out of the publication: "
+  expect_eq "$code" "1" "reconcile ${flags:-(exact)} of changes made out of the publication ($(cat reconcile6.log)): "
   grep -q "missing from the table: 1  keys: id=88" reconcile6.log || fail "missing key: $(cat reconcile6.log)"
   grep -q "extra in the table:     1  keys: id=4" reconcile6.log || fail "extra key: $(cat reconcile6.log)"
   grep -q "different:              1  keys: id=1" reconcile6.log || fail "changed key: $(cat reconcile6.log)"
+  grep -Eq "^buckets: [0-9]+, [1-3] compared key by key$" reconcile6.log ||
+    fail "the differences were not found through their buckets: $(cat reconcile6.log)"
   expect_eq "$(table_rows customers_direct | grep '^77,')" "$(source_rows | grep '^77,')" "a change after the publication was back: "
 done
 
