@@ -4,7 +4,8 @@
 #   Delta table alone, into an SCD1 table read from read_postgres directly, and into a bronze
 #   table and an SCD1 silver built from it, beside `COPY table TO STDOUT` into /dev/null (the
 #   floor: the server producing the same rows' text and nothing else);
-# - streaming: CHANGES updates in transactions of TXN rows, read by `cdclake run` into bronze and
+# - streaming: CHANGES changes (70% updates, 20% inserts, 10% deletes, as the apply benchmark's
+#   workload) in transactions of TXN, read by `cdclake run` into bronze and
 #   silver, beside pg_recvlogical reading the same changes through pgoutput into /dev/null (the
 #   server decoding them and nothing else).
 # Usage: bench/postgres_source_bench.sh CDCLAKE_BIN; sizes from ROWS (default 1000000),
@@ -95,11 +96,20 @@ snapshot_ms=$(ms "$t0" "$t1")
 sql -c "SELECT pg_create_logical_replication_slot('peer', 'pgoutput')" > /dev/null
 start=$(sql -c "SELECT pg_current_wal_lsn()")
 n=$((changes / txn))
+# Each transaction: 70% of its rows updated at a random place, 20% inserted after the table's
+# keys, 10% deleted from the top of the original keys down (so every change is one row).
 awk -v N="$n" -v T="$txn" -v R="$rows" 'BEGIN {
   srand(7);
-  for (i = 0; i < N; i++) {
-    lo = int(rand() * (R - T)) + 1;
-    printf "UPDATE customers SET balance = balance + 1, orders = orders + 1, updated = now() WHERE id BETWEEN %d AND %d;\n", lo, lo + T - 1;
+  u = int(T * 0.7); i = int(T * 0.2); d = T - u - i;
+  next_id = R + 1; top = R;
+  for (t = 0; t < N; t++) {
+    lo = int(rand() * (top - d * N - u)) + 1;
+    printf "BEGIN;\n";
+    printf "UPDATE customers SET balance = balance + 1, orders = orders + 1, updated = now() WHERE id BETWEEN %d AND %d;\n", lo, lo + u - 1;
+    printf "INSERT INTO customers (id, name, email, city, country, segment, balance, credit_limit, orders, active, created, updated) SELECT g, \x27new \x27 || g, \x27n\x27 || g || \x27@example.com\x27, \x27city 1\x27, \x27country 1\x27, \x27segment 1\x27, 1, 1000, 0, true, date \x272026-01-01\x27, now() FROM generate_series(%d, %d) g;\n", next_id, next_id + i - 1;
+    printf "DELETE FROM customers WHERE id BETWEEN %d AND %d;\n", top - d + 1, top;
+    printf "COMMIT;\n";
+    next_id += i; top -= d;
   }
 }' > "$work/changes.sql"
 t0=$(now); sql -f "$work/changes.sql" > /dev/null; t1=$(now)
@@ -113,8 +123,9 @@ recv_ms=$(ms "$t0" "$t1")
 t0=$(now); run stream > "$work/stream.log" 2>&1; t1=$(now)
 stream_ms=$(ms "$t0" "$t1")
 silver=$("$bin" show "$work/lake_p/shop/customers" --format csv --columns id | tail -n +2 | wc -l)
+expected=$(sql -c "SELECT count(*) FROM customers")
 
-echo "read_postgres benchmark: $rows rows, $changes updates in transactions of $txn"
+echo "read_postgres benchmark: $rows rows, $changes changes (70% updates, 20% inserts, 10% deletes) in transactions of $txn"
 printf '| step | cdclake | PostgreSQL peer |\n|---|---:|---:|\n'
 printf '| first run: copy %d rows into a bronze table | %d ms (%d rows/s, %d%% of the floor), peak %d MB | COPY TO STDOUT: %d ms (%d rows/s) |\n' \
   "$rows" "$bronze_ms" "$(rate "$rows" "$bronze_ms")" "$((copy_ms * 100 / (bronze_ms > 0 ? bronze_ms : 1)))" "$(mb bronze)" "$copy_ms" "$(rate "$rows" "$copy_ms")"
@@ -125,4 +136,4 @@ printf '| first run: copy %d rows into bronze + SCD1 silver | %d ms (%d rows/s),
 printf '| stream %d changes into bronze + silver | %d ms (%d changes/s), peak %d MB | pg_recvlogical (pgoutput to /dev/null): %d ms (%d changes/s) |\n' \
   "$changes" "$stream_ms" "$(rate "$changes" "$stream_ms")" "$(mb stream)" "$recv_ms" "$(rate "$changes" "$recv_ms")"
 printf '| writing the changes (psql, for scale) | | %d ms |\n' "$write_ms"
-echo "silver rows: $silver (expected $rows); WAL of the changes: $start .. $end"
+echo "silver rows: $silver (expected $expected); WAL of the changes: $start .. $end"
