@@ -82,6 +82,10 @@ std::string Json(const pipeline::FlowBatchReport& r) {
   j["files"] = r.files;
   j["duration_ms"] = r.duration_ms;
   if (r.input_written_ms > 0) j["input_written_ms"] = r.input_written_ms;
+  if (!r.expectations.empty()) {
+    j["data_quality"] =
+        pipeline::DataQualityJson(r.target, r.expectations, r.dropped_by_expectations);
+  }
   return json::Dump(j);
 }
 
@@ -136,6 +140,11 @@ void PrintSummary(const pipeline::PipelineRunSummary& summary, std::ostream& out
     for (const std::string& n : f.outcome.notices) out << "flow " << f.flow << ": " << n << "\n";
     if (!f.outcome.source_lag.empty()) {
       out << "flow " << f.flow << ": source lag: " << f.outcome.source_lag << "\n";
+    }
+    for (const pipeline::ExpectationCount& e : f.outcome.expectations) {
+      out << "flow " << f.flow << ": expectation " << e.name << " ("
+          << sql::ExpectationActionName(e.action) << "): " << e.passed << " passed, " << e.failed
+          << " failed\n";
     }
   }
 }

@@ -41,13 +41,16 @@ struct EventLogEntry {
   /// On a flow's last batch of a pass: how far its source's upstream was ahead then
   /// (BatchSource::Lag: a PostgreSQL slot's WAL, Kafka messages); empty otherwise.
   std::string source_lag;
+  /// The batch's data-quality details (DataQualityJson) as JSON text; empty when the flow
+  /// has no expectations.
+  std::string data_quality;
 };
 
 /// The event log's columns: event_time TIMESTAMP, run_id, flow, target, input_from, input_to
 /// STRING, rows_read ... rows_deleted BIGINT, table_version BIGINT (NULL when none was
 /// written), duration_ms BIGINT, status STRING, message STRING, table_id STRING,
-/// input_table_id STRING, source_lag STRING (the last three added later: an older log gains them
-/// on its next append).
+/// input_table_id STRING, source_lag STRING, data_quality STRING (the last four added later: an
+/// older log gains them on its next append).
 data::Schema EventLogSchema();
 
 /// Appends `entries` to the event log table at `table_root` (created when missing) in one

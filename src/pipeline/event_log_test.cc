@@ -86,7 +86,7 @@ TEST_F(EventLogTest, RowsNameTableIdsAndOlderLogsGainTheColumns) {
   io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
   const std::string root = (dir_ / "_event_log").string();
   std::vector<data::Field> old_fields = EventLogSchema().fields();
-  old_fields.resize(old_fields.size() - 3);  // a log from before table_id, ..., source_lag
+  old_fields.resize(old_fields.size() - 4);  // a log from before table_id, ..., data_quality
   ASSERT_EQ(old_fields.back().name, "message");
   delta::TableSpec spec;
   spec.schema = data::Schema(old_fields);
@@ -104,17 +104,19 @@ TEST_F(EventLogTest, RowsNameTableIdsAndOlderLogsGainTheColumns) {
   e.table_id = "2f1c0d9e-0000-4000-8000-000000000001";
   e.input_table_id = "2f1c0d9e-0000-4000-8000-000000000002";
   e.source_lag = "slot s: 0 B of WAL after its confirmed position 0/16B3748, 24.1 kB retained";
+  e.data_quality = R"({"dropped_records":1,"expectations":[]})";
   auto appended = AppendEventLog(fs, root, {e, Entry("bronze", 2, 1)});
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
   auto snapshot = delta::Snapshot::Load(fs, root);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
   EXPECT_EQ((*snapshot)->schema().num_fields(), EventLogSchema().num_fields());
-  auto rows =
-      delta::ReadTable(fs, **snapshot, {{"flow", "table_id", "input_table_id", "source_lag"}});
+  auto rows = delta::ReadTable(
+      fs, **snapshot, {{"flow", "table_id", "input_table_id", "source_lag", "data_quality"}});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->num_rows(), 3);
   std::map<std::string, std::pair<std::string, std::string>> by_flow;
   std::map<std::string, std::string> lag_by_flow;
+  std::map<std::string, std::string> quality_by_flow;
   for (int64_t r = 0; r < rows->num_rows(); ++r) {
     auto text = [&](int c) {
       return rows->column(c).IsNull(r) ? std::string("NULL")
@@ -122,7 +124,11 @@ TEST_F(EventLogTest, RowsNameTableIdsAndOlderLogsGainTheColumns) {
     };
     by_flow[text(0)] = {text(1), text(2)};
     lag_by_flow[text(0)] = text(3);
+    quality_by_flow[text(0)] = text(4);
   }
+  EXPECT_EQ(quality_by_flow["x"], "NULL");
+  EXPECT_EQ(quality_by_flow["silver"], e.data_quality);
+  EXPECT_EQ(quality_by_flow["bronze"], "NULL");
   EXPECT_EQ(lag_by_flow["x"], "NULL");
   EXPECT_EQ(lag_by_flow["silver"], e.source_lag);
   EXPECT_EQ(lag_by_flow["bronze"], "NULL");

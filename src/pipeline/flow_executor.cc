@@ -178,6 +178,13 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
           rows, ConformIngestRows(flow, std::move(rows), &undeclared_seen, &report.warnings));
       spec.schema = rows.rows.schema();  // the declared columns, as a new table gets them
     }
+    if (!flow.expectations.empty()) {
+      const size_t rejected_before = rows.rejected.size();
+      CDCLAKE_ASSIGN_OR_RETURN(rows,
+                               ApplyExpectations(flow, std::move(rows), &report.expectations));
+      report.dropped_by_expectations = static_cast<int64_t>(rows.rejected.size() - rejected_before);
+      AddExpectationCounts(report.expectations, &outcome->expectations);
+    }
     json::Json position = input->end;
     std::vector<std::pair<std::string, int64_t>> source_txns;
     if (input->source_txn) source_txns.push_back(*input->source_txn);

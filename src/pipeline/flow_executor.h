@@ -12,6 +12,7 @@
 #include "apply/applier.h"
 #include "base/status.h"
 #include "io/file_system.h"
+#include "pipeline/expectations.h"
 #include "pipeline/pipeline_plan.h"
 #include "pipeline/postgres_slots.h"
 #include "sources/change_source.h"
@@ -32,6 +33,9 @@ struct FlowBatchReport {
   std::vector<std::string> warnings;  // said once per run (undeclared source columns, ...)
   std::string table_id;               // the target's Delta table id, once it exists
   std::string input_table_id;         // a table source's Delta table id
+  /// The target's expectations over this batch's rows, and the rows they dropped.
+  std::vector<ExpectationCount> expectations;
+  int64_t dropped_by_expectations = 0;
 };
 
 struct FlowExecution {
@@ -67,6 +71,8 @@ struct FlowOutcome {
   /// How far the source's upstream was ahead when the flow finished (BatchSource::Lag); empty
   /// for files and tables.
   std::string source_lag;
+  /// Every batch's expectation counts, summed.
+  std::vector<ExpectationCount> expectations;
 };
 
 /// What the first batch of an AUTO CDC flow whose target does not exist yet would refuse

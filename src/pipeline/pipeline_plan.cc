@@ -415,6 +415,7 @@ class Planner {
     for (const sql::TableProperty& p : table.properties) flow->table_properties[p.key] = p.value;
     flow->partition_columns = table.partition_columns;
     flow->flow.partition_columns = table.partition_columns;
+    flow->expectations = table.expectations;
   }
 
   Status AddFlow(FlowPlan flow) {
@@ -562,6 +563,11 @@ class Planner {
                              "snapshots, or one file re-read each run), not tables yet");
     }
     TakeTableDefinition(*table, &flow);
+    if (!flow.expectations.empty()) {
+      return ErrorAt(flow.expectations[0].position,
+                     "expectation '" + flow.expectations[0].name + "' on " + flow.target +
+                         ": expectations on a table fed FROM SNAPSHOT are not supported yet");
+    }
     apply::FlowDefinition& def = flow.flow;
     def.name = flow.name;
     def.target = flow.target_folder;

@@ -68,6 +68,9 @@ struct FlowPlan {
   std::map<std::string, std::string> table_properties;
   std::set<std::string> property_defaults;  // see apply::FlowDefinition::property_defaults
   std::vector<std::string> partition_columns;
+  /// The target's expectations: checked on every row the flow writes into it, before the
+  /// append or the merge (pipeline/expectations.h).
+  std::vector<sql::Expectation> expectations;
   std::vector<std::string> depends_on;  // names of flows that must run first
   sql::SourcePosition position;         // of the statement, for messages
 };

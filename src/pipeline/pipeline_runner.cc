@@ -61,6 +61,10 @@ EventLogEntry EntryOf(const FlowBatchReport& r, const std::string& run_id, int64
   e.status = r.table_version ? "ok" : "no change";
   e.table_id = r.table_id;
   e.input_table_id = r.input_table_id;
+  if (!r.expectations.empty()) {
+    e.data_quality =
+        json::Dump(DataQualityJson(r.target, r.expectations, r.dropped_by_expectations));
+  }
   return e;
 }
 
@@ -188,6 +192,7 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       total.files += outcome.files;
       total.versions.insert(total.versions.end(), outcome.versions.begin(), outcome.versions.end());
       total.source_counts = outcome.source_counts;
+      AddExpectationCounts(outcome.expectations, &total.expectations);
       total.pending = outcome.pending;
       total.notices.insert(total.notices.end(), outcome.notices.begin(), outcome.notices.end());
       if (total.input_from.empty()) total.input_from = outcome.input_from;

@@ -5,6 +5,18 @@
 
 namespace cdclake::sql {
 
+const char* ExpectationActionName(Expectation::Action action) {
+  switch (action) {
+    case Expectation::Action::kWarn:
+      return "warn";
+    case Expectation::Action::kDropRow:
+      return "drop row";
+    case Expectation::Action::kFailUpdate:
+      return "fail update";
+  }
+  return "warn";
+}
+
 bool TableName::HasLivePrefix() const {
   return parts.size() >= 2 && ToLower(parts.front()) == "live";
 }

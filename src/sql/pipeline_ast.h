@@ -101,11 +101,26 @@ struct TableProperty {
 };
 
 /// CREATE [OR REFRESH] STREAMING [LIVE] TABLE name [(columns)] [clauses] [AS SELECT ...].
+/// CONSTRAINT name EXPECT (condition) [ON VIOLATION {DROP ROW | FAIL UPDATE}]: a data-quality
+/// check of every row a flow writes into the table. A row passes when the condition is TRUE.
+struct Expectation {
+  enum class Action { kWarn, kDropRow, kFailUpdate };
+  std::string name;
+  std::shared_ptr<const data::Expr> condition;
+  std::string text;  // the condition as written
+  Action action = Action::kWarn;
+  SourcePosition position;
+};
+
+/// "warn", "drop row", "fail update".
+const char* ExpectationActionName(Expectation::Action action);
+
 struct CreateStreamingTable {
   TableName name;
   bool or_refresh = false;
   bool legacy_live = false;            // CREATE STREAMING LIVE TABLE
   std::optional<data::Schema> schema;  // the column definitions, when given
+  std::vector<Expectation> expectations;
   std::string comment;
   std::vector<std::string> partition_columns;
   std::vector<TableProperty> properties;

@@ -88,9 +88,16 @@ TEST(PipelineErrorsTest, NotSupportedCreateForms) {
 TEST(PipelineErrorsTest, NotSupportedTableClauses) {
   EXPECT_EQ(FirstLine("CREATE STREAMING TABLE t\n  CLUSTER BY (a)"),
             "line 2, column 3: CLUSTER BY is not supported by cdclake; use PARTITIONED BY");
-  EXPECT_EQ(FirstLine("CREATE STREAMING TABLE t (\n  id INT,\n  CONSTRAINT ok EXPECT (id > 0) "
-                      "ON VIOLATION DROP ROW\n)"),
-            "line 3, column 3: CONSTRAINT ... EXPECT (expectations) is not supported by cdclake");
+  EXPECT_EQ(FirstLine("CREATE STREAMING TABLE t (\n  id INT,\n  CONSTRAINT ok CHECK (id > 0)\n)"),
+            "line 3, column 17: a CHECK constraint is not supported by cdclake; a pipeline checks "
+            "rows with CONSTRAINT name EXPECT (condition)");
+  EXPECT_EQ(FirstLine("CREATE STREAMING TABLE t (CONSTRAINT a EXPECT (x > 0), CONSTRAINT a EXPECT "
+                      "(y > 0))"),
+            "line 1, column 56: expectation 'a' is defined twice for the table");
+  EXPECT_EQ(FirstLine("CREATE STREAMING TABLE t (CONSTRAINT a EXPECT (x > 0) ON VIOLATION "
+                      "DELETE)"),
+            "line 1, column 68: expected DROP ROW or FAIL UPDATE after ON VIOLATION, found "
+            "'DELETE'");
   EXPECT_EQ(FirstLine("CREATE STREAMING TABLE t (id INT GENERATED ALWAYS AS (1))"),
             "line 1, column 34: column option GENERATED is not supported by cdclake");
   EXPECT_EQ(FirstLine("CREATE STREAMING TABLE t LOCATION '/x'"),

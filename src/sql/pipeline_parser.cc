@@ -4,6 +4,7 @@
 #include "sql/pipeline_parser.h"
 
 #include "base/strings.h"
+#include "sql/expression_parser_internal.h"
 #include "sql/pipeline_flow_parser_internal.h"
 #include "sql/pipeline_parse_helpers_internal.h"
 #include "sql/pipeline_select_parser_internal.h"
@@ -172,7 +173,7 @@ class StatementParser {
     if (ts_.PeekKeyword("IF")) return NotSupported(ts_, ts_.Peek(), "IF NOT EXISTS");
     CDCLAKE_ASSIGN_OR_RETURN(table.name, ParseTableName(ts_, "the table name"));
     if (ts_.PeekOperator("(")) {
-      CDCLAKE_ASSIGN_OR_RETURN(table.schema, ParseColumnDefinitions());
+      CDCLAKE_ASSIGN_OR_RETURN(table.schema, ParseColumnDefinitions(&table.expectations));
     }
     CDCLAKE_RETURN_IF_ERROR(ParseTableClauses(&table));
     if (ts_.AcceptKeyword("AS")) {
@@ -185,13 +186,54 @@ class StatementParser {
     return PipelineStatement::Body(std::move(table));
   }
 
-  // (name TYPE [NOT NULL] [COMMENT '...'], ...), with expectations and other column options
-  // rejected by name.
-  Result<data::Schema> ParseColumnDefinitions() {
+  // CONSTRAINT name EXPECT (condition) [ON VIOLATION {DROP ROW | FAIL UPDATE}], at CONSTRAINT.
+  Result<Expectation> ParseExpectation() {
+    Expectation out;
+    out.position = PositionOf(ts_, ts_.Peek());
+    ts_.Next();  // CONSTRAINT
+    CDCLAKE_ASSIGN_OR_RETURN(out.name, ts_.ExpectName("the expectation's name after CONSTRAINT"));
+    if (!ts_.AcceptKeyword("EXPECT")) {
+      if (ts_.PeekKeyword("CHECK")) {
+        return NotSupported(ts_, ts_.Peek(), "a CHECK constraint",
+                            "a pipeline checks rows with CONSTRAINT name EXPECT (condition)");
+      }
+      return ts_.Expected("EXPECT after the expectation's name");
+    }
+    if (!ts_.PeekOperator("(")) return ts_.Expected("'(' and the condition after EXPECT");
+    const size_t begin = ts_.Peek().offset + 1;
+    ts_.Next();
+    CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<data::Expr> condition, ParseExpression(ts_));
+    if (!ts_.PeekOperator(")")) return ts_.Expected("')' after the expectation's condition");
+    out.text = std::string(ts_.source().substr(begin, ts_.Peek().offset - begin));
+    while (!out.text.empty() && out.text.back() == ' ') out.text.pop_back();
+    while (!out.text.empty() && out.text.front() == ' ') out.text.erase(0, 1);
+    out.condition = std::move(condition);
+    ts_.Next();  // )
+    if (ts_.AcceptKeyword("ON")) {
+      if (!ts_.AcceptKeyword("VIOLATION")) return ts_.Expected("VIOLATION after ON");
+      if (ts_.AcceptKeyword("DROP")) {
+        if (!ts_.AcceptKeyword("ROW")) return ts_.Expected("ROW after DROP");
+        out.action = Expectation::Action::kDropRow;
+      } else if (ts_.AcceptKeyword("FAIL")) {
+        if (!ts_.AcceptKeyword("UPDATE")) return ts_.Expected("UPDATE after FAIL");
+        out.action = Expectation::Action::kFailUpdate;
+      } else {
+        return ts_.Expected("DROP ROW or FAIL UPDATE after ON VIOLATION");
+      }
+    }
+    return out;
+  }
+
+  // (name TYPE [NOT NULL] [COMMENT '...'], ..., CONSTRAINT ... EXPECT ...), the expectations
+  // into `expectations`; other column options rejected by name. nullopt when the list holds
+  // expectations only.
+  Result<std::optional<data::Schema>> ParseColumnDefinitions(
+      std::vector<Expectation>* expectations) {
     const Token& open = ts_.Peek();
     // Look through the list first for what ParseSchemaDdl would only call unexpected.
     int depth = 0;
     bool item_start = true;
+    bool has_expectations = false;
     for (size_t ahead = 0;; ++ahead) {
       const Token& t = ts_.Peek(ahead);
       if (t.kind == TokenKind::kEnd) break;
@@ -211,7 +253,19 @@ class StatementParser {
       }
       if (item_start) {
         if (t.IsKeyword("CONSTRAINT")) {
-          return NotSupported(ts_, t, "CONSTRAINT ... EXPECT (expectations)");
+          // An expectation: its condition may hold any word.
+          has_expectations = true;
+          item_start = false;
+          int inner = 0;
+          for (++ahead;; ++ahead) {
+            const Token& u = ts_.Peek(ahead);
+            if (u.kind == TokenKind::kEnd) break;
+            if (u.IsOperator("(")) ++inner;
+            if (u.IsOperator(")") && inner-- == 0) break;
+            if (inner == 0 && u.IsOperator(",")) break;
+          }
+          --ahead;
+          continue;
         }
         if ((t.IsKeyword("PRIMARY") || t.IsKeyword("FOREIGN")) &&
             ts_.PeekKeyword("KEY", ahead + 1)) {
@@ -224,14 +278,65 @@ class StatementParser {
       }
       item_start = false;
     }
-    CDCLAKE_ASSIGN_OR_RETURN(auto range, SkipParenthesized(ts_, "the column definitions"));
-    bool empty = true;
-    for (size_t i = range.first; i < range.second; ++i) {
-      char c = ts_.source()[i];
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') empty = false;
+    if (!has_expectations) {
+      CDCLAKE_ASSIGN_OR_RETURN(auto range, SkipParenthesized(ts_, "the column definitions"));
+      bool empty = true;
+      for (size_t i = range.first; i < range.second; ++i) {
+        char c = ts_.source()[i];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') empty = false;
+      }
+      if (empty) return ts_.ErrorAt(open, "empty column list: give columns or leave out the '()'");
+      CDCLAKE_ASSIGN_OR_RETURN(data::Schema schema,
+                               ParseSchemaSlice(ts_.source(), range.first, range.second));
+      return std::optional<data::Schema>(std::move(schema));
     }
-    if (empty) return ts_.ErrorAt(open, "empty column list: give columns or leave out the '()'");
-    return ParseSchemaSlice(ts_.source(), range.first, range.second);
+    // Item by item: each column definition parsed as a slice of its own, expectations here.
+    ts_.Next();  // (
+    if (ts_.PeekOperator(")")) {
+      return ts_.ErrorAt(open, "empty column list: give columns or leave out the '()'");
+    }
+    std::vector<data::Field> fields;
+    bool any_column = false;
+    while (true) {
+      if (ts_.PeekKeyword("CONSTRAINT")) {
+        CDCLAKE_ASSIGN_OR_RETURN(Expectation e, ParseExpectation());
+        for (const Expectation& before : *expectations) {
+          if (before.name == e.name) {
+            return SyntaxError(ts_.source(), e.position.offset,
+                               "expectation '" + e.name + "' is defined twice for the table");
+          }
+        }
+        expectations->push_back(std::move(e));
+      } else {
+        const size_t begin = ts_.Peek().offset;
+        int depth = 0;
+        while (true) {
+          const Token& t = ts_.Peek();
+          if (t.kind == TokenKind::kEnd) return ts_.Expected("')' after the column definitions");
+          if (depth == 0 && (t.IsOperator(",") || t.IsOperator(")"))) break;
+          if (t.IsOperator("(") || t.IsOperator("<")) ++depth;
+          if (t.IsOperator(")") || t.IsOperator(">")) --depth;
+          ts_.Next();
+        }
+        CDCLAKE_ASSIGN_OR_RETURN(data::Schema one,
+                                 ParseSchemaSlice(ts_.source(), begin, ts_.Peek().offset));
+        for (size_t i = 0; i < one.num_fields(); ++i) {
+          for (const data::Field& f : fields) {
+            if (ToLower(f.name) == ToLower(one.field(i).name)) {
+              return SyntaxError(ts_.source(), begin,
+                                 "column '" + one.field(i).name + "' appears twice");
+            }
+          }
+          fields.push_back(one.field(i));
+        }
+        any_column = true;
+      }
+      if (ts_.AcceptOperator(",")) continue;
+      if (ts_.AcceptOperator(")")) break;
+      return ts_.Expected("',' or ')' in the column definitions");
+    }
+    if (!any_column) return std::optional<data::Schema>();
+    return std::optional<data::Schema>(data::Schema(std::move(fields)));
   }
 
   // COMMENT, PARTITIONED BY and TBLPROPERTIES in any order, each once; others named.

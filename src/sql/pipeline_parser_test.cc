@@ -342,5 +342,36 @@ TEST(PipelineParserTest, VariablesAreSubstitutedBeforeParsing) {
   EXPECT_NE(ast.source.find("silver.users"), std::string::npos);
 }
 
+TEST(PipelineParserTest, ExpectationsOnAStreamingTable) {
+  PipelineAst ast = Parse(R"(
+CREATE OR REFRESH STREAMING TABLE shop.orders (
+  id BIGINT NOT NULL,
+  CONSTRAINT valid_id EXPECT (id > 0),
+  amount DECIMAL(10, 2),
+  CONSTRAINT known_customer EXPECT (customer IS NOT NULL AND customer <> '') ON VIOLATION DROP ROW,
+  CONSTRAINT sane EXPECT (amount < 1000000) ON VIOLATION FAIL UPDATE
+) AS SELECT * FROM STREAM(read_files('/in/*.csv', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE shop.only_checks (CONSTRAINT c EXPECT (x = 1));
+)");
+  const auto* t = ast.statements[0].As<CreateStreamingTable>();
+  ASSERT_NE(t, nullptr);
+  ASSERT_TRUE(t->schema.has_value());
+  ASSERT_EQ(t->schema->num_fields(), 2u);
+  EXPECT_EQ(t->schema->field(1).name, "amount");
+  ASSERT_EQ(t->expectations.size(), 3u);
+  EXPECT_EQ(t->expectations[0].name, "valid_id");
+  EXPECT_EQ(t->expectations[0].text, "id > 0");
+  EXPECT_EQ(t->expectations[0].action, Expectation::Action::kWarn);
+  EXPECT_EQ(t->expectations[1].text, "customer IS NOT NULL AND customer <> ''");
+  EXPECT_EQ(t->expectations[1].action, Expectation::Action::kDropRow);
+  EXPECT_EQ(t->expectations[2].action, Expectation::Action::kFailUpdate);
+  EXPECT_EQ(t->expectations[2].position.line, 7);
+  EXPECT_NE(t->expectations[1].condition, nullptr);
+  const auto* only = ast.statements[1].As<CreateStreamingTable>();
+  ASSERT_NE(only, nullptr);
+  EXPECT_FALSE(only->schema.has_value()) << "expectations alone declare no columns";
+  ASSERT_EQ(only->expectations.size(), 1u);
+}
+
 }  // namespace
 }  // namespace cdclake::sql

@@ -1,0 +1,121 @@
+// Expectations: each condition evaluated over the batch, rows dropped into rejected records or
+// the batch refused.
+#include "pipeline/expectations.h"
+
+#include <algorithm>
+
+#include "data/expression.h"
+#include "data/value_format.h"
+
+namespace cdclake::pipeline {
+namespace {
+
+// The row for people: its raw input when the source kept it, else its columns.
+std::string RowText(const change::ChangeBatch& batch, int64_t row) {
+  const auto r = static_cast<size_t>(row);
+  if (r < batch.raw.size() && !batch.raw[r].empty()) return batch.raw[r];
+  std::string text;
+  const data::RecordBatch& rows = batch.rows;
+  for (size_t c = 0; c < rows.num_columns(); ++c) {
+    const data::Column& column = rows.column(c);
+    text += (c ? ", " : "") + rows.schema().field(c).name + "=" +
+            (column.IsNull(row) ? std::string("NULL")
+                                : data::FormatValueText(column.GetValue(row), *column.type()));
+  }
+  return text;
+}
+
+std::string Where(const change::ChangeBatch& batch, int64_t row) {
+  const auto r = static_cast<size_t>(row);
+  if (r >= batch.positions.size() || batch.positions[r].file.empty()) return "";
+  const change::SourcePosition& p = batch.positions[r];
+  return " (" + p.file + (p.line > 0 ? ", line " + std::to_string(p.line) : "") + ")";
+}
+
+}  // namespace
+
+void AddExpectationCounts(const std::vector<ExpectationCount>& more,
+                          std::vector<ExpectationCount>* totals) {
+  for (const ExpectationCount& m : more) {
+    auto it = std::find_if(totals->begin(), totals->end(),
+                           [&](const ExpectationCount& t) { return t.name == m.name; });
+    if (it == totals->end()) {
+      totals->push_back(m);
+      continue;
+    }
+    it->passed += m.passed;
+    it->failed += m.failed;
+  }
+}
+
+Result<change::ChangeBatch> ApplyExpectations(const FlowPlan& flow, change::ChangeBatch batch,
+                                              std::vector<ExpectationCount>* counts) {
+  if (flow.expectations.empty()) return batch;
+  const int64_t n = batch.rows.num_rows();
+  // Per row, the DROP ROW expectations it failed.
+  std::vector<std::string> dropped_by(static_cast<size_t>(n));
+  std::vector<ExpectationCount> seen;
+  for (const sql::Expectation& e : flow.expectations) {
+    const std::string what = "expectation " + e.name + " (" + e.text + ")";
+    Status valid = data::ValidatePredicate(*e.condition, batch.rows.schema());
+    if (!valid.ok()) return Status::InvalidArgument(what + ": " + valid.message());
+    CDCLAKE_ASSIGN_OR_RETURN(std::vector<uint8_t> pass,
+                             data::EvaluatePredicate(*e.condition, batch.rows));
+    ExpectationCount count{e.name, e.action, 0, 0};
+    for (int64_t r = 0; r < n; ++r) {
+      if (pass[static_cast<size_t>(r)] != 0) {
+        ++count.passed;
+        continue;
+      }
+      ++count.failed;
+      if (e.action == sql::Expectation::Action::kFailUpdate) {
+        return Status::InvalidArgument(what + " failed on the row" + Where(batch, r) + " " +
+                                       RowText(batch, r) +
+                                       "; ON VIOLATION FAIL UPDATE: nothing of this batch is "
+                                       "committed");
+      }
+      if (e.action == sql::Expectation::Action::kDropRow) {
+        std::string& names = dropped_by[static_cast<size_t>(r)];
+        names += (names.empty() ? "" : ", ") + e.name + " (" + e.text + ")";
+      }
+    }
+    seen.push_back(count);
+  }
+  AddExpectationCounts(seen, counts);
+  std::vector<int64_t> keep;
+  keep.reserve(static_cast<size_t>(n));
+  for (int64_t r = 0; r < n; ++r) {
+    const std::string& names = dropped_by[static_cast<size_t>(r)];
+    if (names.empty()) {
+      keep.push_back(r);
+      continue;
+    }
+    const auto i = static_cast<size_t>(r);
+    batch.rejected.push_back(change::RejectedRecord{
+        RowText(batch, r),
+        i < batch.positions.size() ? batch.positions[i] : change::SourcePosition{},
+        "dropped by expectation " + names});
+  }
+  if (static_cast<int64_t>(keep.size()) < n) change::KeepRows(keep, &batch);
+  return batch;
+}
+
+json::Json DataQualityJson(const std::string& dataset, const std::vector<ExpectationCount>& counts,
+                           int64_t dropped) {
+  if (counts.empty()) return json::Json();
+  json::Json out = json::Json::object();
+  json::Json list = json::Json::array();
+  for (const ExpectationCount& c : counts) {
+    json::Json e = json::Json::object();
+    e["name"] = c.name;
+    e["dataset"] = dataset;
+    e["passed_records"] = c.passed;
+    e["failed_records"] = c.failed;
+    list.push_back(std::move(e));
+  }
+  out["dropped_records"] = dropped;
+  out["expectations"] = std::move(list);
+  return out;
+}
+
+}  // namespace cdclake::pipeline
