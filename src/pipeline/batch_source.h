@@ -87,6 +87,19 @@ Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
                                                      const json::Json& position,
                                                      int64_t batch_rows);
 
+/// table_changes('t', start): the change data feed of `source.table` (a table with
+/// delta.enableChangeDataFeed = true; otherwise kInvalidArgument saying so) from just after
+/// `position` ({"table", "version", "tableId", "changes": true}; null: from source.changes_from,
+/// or the first version committed at or after source.changes_from_ms), version by version up
+/// to the table's version now, each batch whole versions. Rows have the table's columns and
+/// _change_type, _commit_version, _commit_timestamp; `drop_preimages` (AUTO CDC flows) leaves
+/// out update_preimage rows. A refreshed table (another table id) is read from the start again.
+Result<std::unique_ptr<BatchSource>> OpenTableChangesSource(const io::FileSystem& fs,
+                                                            const SourcePlan& source,
+                                                            const json::Json& position,
+                                                            int64_t batch_rows,
+                                                            bool drop_preimages);
+
 /// A PostgreSQL table's changes (read_postgres) from just after `position` (a PgPosition's
 /// JSON, as a commit of the flow recorded it; null: the first run, which copies the table
 /// first). Errors name the server and say what to do (create the publication, refresh the table

@@ -418,6 +418,14 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
       return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
                            flow.kind == FlowPlan::Kind::kIngest, outcome);
     }
+    if (flow.source.changes) {
+      CDCLAKE_ASSIGN_OR_RETURN(
+          std::unique_ptr<BatchSource> source,
+          OpenTableChangesSource(fs, flow.source, position, execution.batch_rows,
+                                 flow.kind == FlowPlan::Kind::kAutoCdc));
+      return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
+                           false, outcome);
+    }
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
                              OpenTableSource(fs, flow.source.table, flow.source.table_folder,
                                              position, execution.batch_rows));

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "base/strings.h"
+#include "delta/partition_value.h"
 #include "sql/lexer.h"
 #include "sql/schema_ddl.h"
 
@@ -353,6 +354,29 @@ class Planner {
       source->streaming = source->streaming && ref.streaming;
       return ReadKafkaOptions(ref, source);
     }
+    if (ref.kind == sql::SourceRef::Kind::kTableChanges) {
+      if (!ref.streaming) {
+        return ErrorAt(ref.position,
+                       "table_changes is read as a stream: write STREAM(table_changes(...))");
+      }
+      CDCLAKE_ASSIGN_OR_RETURN(std::string name, Canonical(ref.table, ref.position));
+      source->kind = SourcePlan::Kind::kTable;
+      source->changes = true;
+      source->table = name;
+      auto folder = warehouse_.TableFolder(ref.table.ToString());
+      if (!folder.ok()) return ErrorAt(ref.position, folder.status().message());
+      source->table_folder = *folder;
+      source->changes_from = ref.starting_version.value_or(0);
+      if (!ref.starting_timestamp.empty()) {
+        auto ts = delta::ParsePartitionValue(ref.starting_timestamp, *data::DataType::Timestamp());
+        if (!ts.ok() || ts->is_null()) {
+          return ErrorAt(ref.position, "table_changes: '" + ref.starting_timestamp +
+                                           "' is not a timestamp (YYYY-MM-DD[ HH:MM:SS])");
+        }
+        source->changes_from_ms = ts->int_value() / 1000;
+      }
+      return Status::OK();
+    }
     if (const sql::CreateView* view = FindView(ref.table)) {
       if (!seen->insert(view).second) {
         return ErrorAt(ref.position, "view '" + view->name.ToString() + "' reads itself");
@@ -532,7 +556,7 @@ class Planner {
   // update or delete (a table read as a stream may only be appended to; table_stream.h).
   Status CheckTableReads() const {
     for (const FlowPlan& f : plan_.flows) {
-      if (f.source.kind != SourcePlan::Kind::kTable) continue;
+      if (f.source.kind != SourcePlan::Kind::kTable || f.source.changes) continue;
       for (const FlowPlan& w : plan_.flows) {
         if (w.target != f.source.table || w.kind == FlowPlan::Kind::kIngest) continue;
         return ErrorAt(f.position,
@@ -540,7 +564,9 @@ class Planner {
                            f.source.table + " is the target of AUTO CDC flow " + w.name +
                            " (SCD type " + std::to_string(static_cast<int>(w.flow.scd_type)) +
                            "), which updates and deletes its rows; a table read as a stream may "
-                           "only be appended to: read the upstream streaming table instead");
+                           "only be appended to: read what changed in it with STREAM("
+                           "table_changes('" +
+                           f.source.table + "', 0)), or the upstream streaming table");
       }
     }
     return Status::OK();
@@ -679,7 +705,7 @@ std::string SourcePlan::Describe() const {
     return "postgres table " + postgres.table + " (publication " + postgres.publication +
            ", slot " + postgres.slot + ")";
   }
-  std::string out = "table " + table;
+  std::string out = changes ? "changes of table " + table : "table " + table;
   if (!transforms.empty()) out += " through " + std::to_string(transforms.size()) + " SELECT";
   return out;
 }

@@ -33,6 +33,12 @@ struct SourcePlan {
   // stream of its appended rows.
   std::string table;         // canonical name
   std::string table_folder;  // its folder
+  /// kTable read with table_changes('t', start): its change data feed (every change with
+  /// _change_type, _commit_version, _commit_timestamp), from `changes_from` (a version) or the
+  /// first version committed at or after `changes_from_ms` on the first run.
+  bool changes = false;
+  int64_t changes_from = 0;
+  std::optional<int64_t> changes_from_ms;
   // kPostgres: read_postgres(connection => ..., publication => ..., slot => ..., table => ...).
   sources::postgres::PgTableSpec postgres;
   // kKafka: read_kafka(bootstrapServers => ..., subscribe | subscribePattern => ..., ...).

@@ -56,10 +56,13 @@ struct NamedArgument {
 /// What a flow or query reads: a table or view by name, files through read_files(...), a
 /// PostgreSQL table's changes through read_postgres(...), or Kafka topics through read_kafka(...).
 struct SourceRef {
-  enum class Kind { kTable, kReadFiles, kReadPostgres, kReadKafka };
+  enum class Kind { kTable, kReadFiles, kReadPostgres, kReadKafka, kTableChanges };
   Kind kind = Kind::kTable;
-  bool streaming = false;              // STREAM(x) or STREAM x
-  TableName table;                     // kTable
+  bool streaming = false;  // STREAM(x) or STREAM x
+  TableName table;         // kTable; kTableChanges: the table whose changes are read
+  /// kTableChanges: table_changes('t', start): the first version read, or a timestamp.
+  std::optional<int64_t> starting_version;
+  std::string starting_timestamp;
   std::string path;                    // kReadFiles: the first (positional) argument
   std::vector<NamedArgument> options;  // the function's named arguments in order
   SourcePosition position;

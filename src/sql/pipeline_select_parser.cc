@@ -2,6 +2,8 @@
 // ParseExpression.
 #include "sql/pipeline_select_parser_internal.h"
 
+#include <charconv>
+
 #include "sql/expression_parser_internal.h"
 #include "sql/pipeline_parse_helpers_internal.h"
 
@@ -99,12 +101,13 @@ class SelectParser {
         return ParseFunction(source, SourceRef::Kind::kReadPostgres);
       }
       if (t.IsKeyword("read_kafka")) return ParseFunction(source, SourceRef::Kind::kReadKafka);
+      if (t.IsKeyword("table_changes")) return ParseTableChanges(source);
       if (t.IsKeyword("cloud_files")) {
         return NotSupported(ts_, t, "cloud_files(...)", "use read_files(...)");
       }
       return NotSupported(ts_, t, "the table-valued function '" + t.text + "'",
-                          "sources are tables, views, read_files(...), read_postgres(...) and "
-                          "read_kafka(...)");
+                          "sources are tables, views, read_files(...), read_postgres(...), "
+                          "read_kafka(...) and table_changes(...)");
     }
     source->kind = SourceRef::Kind::kTable;
     CDCLAKE_ASSIGN_OR_RETURN(source->table,
@@ -112,8 +115,50 @@ class SelectParser {
     if (ts_.PeekOperator("(")) {
       return NotSupported(ts_, ts_.Peek(),
                           "the table-valued function '" + source->table.ToString() + "'",
-                          "sources are tables, views, read_files(...), read_postgres(...) and "
-                          "read_kafka(...)");
+                          "sources are tables, views, read_files(...), read_postgres(...), "
+                          "read_kafka(...) and table_changes(...)");
+    }
+    return Status::OK();
+  }
+
+  // table_changes('table', start_version | 'start_timestamp'), at table_changes.
+  Status ParseTableChanges(SourceRef* source) {
+    source->kind = SourceRef::Kind::kTableChanges;
+    ts_.Next();  // table_changes
+    const Token& open = ts_.Next();
+    const Token& name = ts_.Peek();
+    CDCLAKE_ASSIGN_OR_RETURN(std::string table,
+                             ExpectString(ts_, "the table's name as a string in table_changes"));
+    CDCLAKE_ASSIGN_OR_RETURN(TokenStream names, TokenStream::Open(table));
+    auto parsed = ParseTableName(names, "a table name");
+    if (!parsed.ok() || !names.AtEnd()) {
+      return ts_.ErrorAt(name, "table_changes: '" + table + "' is not a table name");
+    }
+    source->table = std::move(*parsed);
+    if (!ts_.AcceptOperator(",")) {
+      return ts_.Expected("',' and the first version (or a timestamp) after the table's name");
+    }
+    const Token& start = ts_.Peek();
+    if (start.kind == TokenKind::kNumber) {
+      int64_t version = 0;
+      const std::string text = ts_.Next().text;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
+      if (error != std::errc() || end != text.data() + text.size() || version < 0) {
+        return ts_.ErrorAt(start, "table_changes: the first version is a whole number >= 0");
+      }
+      source->starting_version = version;
+    } else if (start.kind == TokenKind::kString) {
+      source->starting_timestamp = ts_.Next().text;
+    } else {
+      return ts_.Expected("the first version (a number) or a timestamp (a string)");
+    }
+    if (ts_.PeekOperator(",")) {
+      return NotSupported(ts_, ts_.Peek(), "an end version in a streaming table_changes",
+                          "a stream reads on as the table changes");
+    }
+    if (!ts_.AcceptOperator(")")) {
+      return ts_.Expected("')' to close the table_changes( at " +
+                          DescribePosition(ts_.source(), open.offset));
     }
     return Status::OK();
   }

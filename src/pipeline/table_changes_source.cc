@@ -1,0 +1,157 @@
+// TableChangesSource: table_changes('t', start) as a BatchSource: a table's change data feed,
+// version after version, each batch ending at a whole version.
+#include <algorithm>
+
+#include "delta/change_feed.h"
+#include "delta/log_segment.h"
+#include "delta/snapshot.h"
+#include "pipeline/batch_source.h"
+#include "pipeline/bronze_columns.h"
+
+namespace cdclake::pipeline {
+
+namespace {
+
+class TableChangesSource : public BatchSource {
+ public:
+  TableChangesSource(const io::FileSystem& fs, const SourcePlan& source, std::string table_id,
+                     int64_t first, int64_t latest, int64_t batch_rows, bool drop_preimages,
+                     std::vector<std::string> notices)
+      : fs_(fs),
+        table_(source.table),
+        folder_(source.table_folder),
+        table_id_(std::move(table_id)),
+        next_(first),
+        first_(first),
+        latest_(latest),
+        batch_rows_(std::max<int64_t>(batch_rows, 1)),
+        drop_preimages_(drop_preimages),
+        notices_(std::move(notices)) {}
+
+  std::vector<std::string> Notices() const override { return notices_; }
+
+  std::string StartText() const override {
+    return table_ + " changes from v" + std::to_string(first_);
+  }
+
+  Result<std::optional<InputBatch>> Next() override {
+    std::optional<data::RecordBatch> rows;
+    int64_t last = -1;
+    int64_t written_ms = 0;
+    while (next_ <= latest_ && (!rows || rows->num_rows() < batch_rows_)) {
+      CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch version,
+                               delta::ReadChanges(fs_, folder_, next_, next_));
+      // A version of another schema (columns added) starts a batch of its own.
+      if (rows && !(version.schema() == rows->schema())) break;
+      last = next_++;
+      const int type = version.schema().FieldIndex("_change_type");
+      const int at = version.schema().FieldIndex(std::string(delta::kCommitTimestampColumn));
+      std::vector<int64_t> keep;
+      for (int64_t r = 0; r < version.num_rows(); ++r) {
+        if (at >= 0 && !version.column(static_cast<size_t>(at)).IsNull(r)) {
+          written_ms = std::max(
+              written_ms, version.column(static_cast<size_t>(at)).GetValue(r).int_value() / 1000);
+        }
+        // An AUTO CDC flow applies the post-image of an update, not the state before it.
+        if (drop_preimages_ && type >= 0 &&
+            version.column(static_cast<size_t>(type)).StringAt(r) == "update_preimage") {
+          continue;
+        }
+        keep.push_back(r);
+      }
+      if (static_cast<int64_t>(keep.size()) < version.num_rows()) {
+        std::vector<data::Column> kept;
+        for (size_t c = 0; c < version.num_columns(); ++c) {
+          kept.push_back(version.column(c).Take(keep));
+        }
+        version = data::RecordBatch(version.schema(), std::move(kept));
+      }
+      if (!rows) {
+        rows = std::move(version);
+        continue;
+      }
+      for (size_t c = 0; c < rows->num_columns(); ++c) {
+        rows->mutable_column(c).AppendColumn(version.column(c));
+      }
+    }
+    if (!rows) return std::optional<InputBatch>();
+    InputBatch out;
+    CDCLAKE_ASSIGN_OR_RETURN(out.rows, ChangeRowsFromTable(std::move(*rows)));
+    out.end = json::Json::object();
+    out.end["table"] = table_;
+    out.end["version"] = last;
+    out.end["tableId"] = table_id_;
+    out.end["changes"] = true;
+    out.end_text = table_ + "@v" + std::to_string(last) + " (changes)";
+    out.written_ms = written_ms;
+    return std::optional<InputBatch>(std::move(out));
+  }
+
+ private:
+  const io::FileSystem& fs_;
+  std::string table_;
+  std::string folder_;
+  std::string table_id_;
+  int64_t next_;  // the next version to read
+  int64_t first_;
+  int64_t latest_;  // the table's version when the source opened: a run reads up to it
+  int64_t batch_rows_;
+  bool drop_preimages_;
+  std::vector<std::string> notices_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<BatchSource>> OpenTableChangesSource(const io::FileSystem& fs,
+                                                            const SourcePlan& source,
+                                                            const json::Json& position,
+                                                            int64_t batch_rows,
+                                                            bool drop_preimages) {
+  const std::string what = "table_changes('" + source.table + "')";
+  std::optional<int64_t> after;
+  if (position.is_object() && !position.empty()) {
+    if (!position.contains("table") || position["table"] != source.table ||
+        !position.contains("changes") || !position.contains("version") ||
+        !position["version"].is_number_integer()) {
+      return Status::InvalidArgument("the flow's recorded position " + json::Dump(position) +
+                                     " is not a position in the changes of " + source.table +
+                                     "; the flow's source changed: refresh it in full");
+    }
+    after = position["version"].get<int64_t>();
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, source.table_folder));
+  if (!exists) {
+    // Nothing has changed yet.
+    return std::unique_ptr<BatchSource>(std::make_unique<TableChangesSource>(
+        fs, source, "", 0, -1, batch_rows, drop_preimages, std::vector<std::string>{}));
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(auto table, delta::Snapshot::Load(fs, source.table_folder));
+  auto property = table->metadata().configuration.find("delta.enableChangeDataFeed");
+  if (property == table->metadata().configuration.end() || property->second != "true") {
+    return Status::InvalidArgument(
+        what + ": " + source.table +
+        " does not record its changes; give it TBLPROPERTIES ('delta.enableChangeDataFeed' = "
+        "'true') (its changes are read from the first version written with it)");
+  }
+  std::vector<std::string> notices;
+  const std::string table_id = table->metadata().id;
+  if (after && position.contains("tableId") && position["tableId"].is_string() &&
+      position["tableId"].get<std::string>() != table_id) {
+    notices.push_back(source.table + " was refreshed (its table id is now " + table_id +
+                      "): reading its changes again from the start");
+    after.reset();
+  }
+  int64_t first = source.changes_from;
+  if (after) {
+    first = *after + 1;
+  } else if (source.changes_from_ms) {
+    // The first version committed at or after the timestamp.
+    auto before = delta::Snapshot::LoadAsOf(fs, source.table_folder, *source.changes_from_ms - 1);
+    first = before.ok() ? (*before)->version() + 1 : 0;
+  }
+  return std::unique_ptr<BatchSource>(
+      std::make_unique<TableChangesSource>(fs, source, table_id, first, table->version(),
+                                           batch_rows, drop_preimages, std::move(notices)));
+}
+
+}  // namespace cdclake::pipeline

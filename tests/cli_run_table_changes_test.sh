@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Change feeds downstream (issue 17): a gold SCD1 table and an SCD2 history follow a silver SCD1
+# table through STREAM(table_changes('shop.customers', 0)), the way Databricks' table_changes
+# reads a change data feed; after inserts, updates, deletes and a key deleted then inserted
+# again, run by run, gold equals silver and the history holds each key's versions. An append
+# flow of the same feed keeps every change row, update pre-images included. A plain STREAM of
+# the silver table is refused at planning naming table_changes; a table that does not record
+# its changes is an error saying which property to set.
+set -euo pipefail
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+expect_eq() { [ "$1" = "$2" ] || fail "${3:-}expected [$2], got [$1]"; }
+expect_in() { grep -qF -- "$2" <<<"$1" || fail "${3:-}expected [$2] in [$1]"; }
+versions() { ls "$1/_delta_log" | grep -c '\.json$'; }
+cd "$work"
+mkdir in
+
+cat > p.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.bronze
+AS SELECT * FROM STREAM(read_files('$work/in/*.csv', format => 'csv',
+                                   schema => 'id BIGINT, seq BIGINT, op STRING, name STRING, city STRING'));
+
+CREATE OR REFRESH STREAMING TABLE shop.customers
+TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true');
+CREATE FLOW customers AS AUTO CDC INTO shop.customers FROM STREAM(shop.bronze)
+KEYS (id) APPLY AS DELETE WHEN op = 'd' SEQUENCE BY seq COLUMNS id, name, city
+STORED AS SCD TYPE 1;
+
+CREATE OR REFRESH STREAMING TABLE shop.gold_customers;
+CREATE FLOW gold AS AUTO CDC INTO shop.gold_customers
+FROM STREAM(table_changes('shop.customers', 0))
+KEYS (id) APPLY AS DELETE WHEN _change_type = 'delete' SEQUENCE BY _commit_version
+COLUMNS * EXCEPT (_change_type, _commit_version, _commit_timestamp) STORED AS SCD TYPE 1;
+
+CREATE OR REFRESH STREAMING TABLE shop.customers_history;
+CREATE FLOW history AS AUTO CDC INTO shop.customers_history
+FROM STREAM(table_changes('shop.customers', 0))
+KEYS (id) APPLY AS DELETE WHEN _change_type = 'delete' SEQUENCE BY _commit_version
+COLUMNS * EXCEPT (_change_type, _commit_version, _commit_timestamp) STORED AS SCD TYPE 2;
+
+CREATE OR REFRESH STREAMING TABLE shop.change_log
+AS SELECT * FROM STREAM(table_changes('shop.customers', 0));
+SQL
+run() { "$bin" run p.sql --warehouse lake "$@"; }
+rows() { "$bin" show "lake/shop/$1" --format csv --columns id,name,city --order-by id | tail -n +2; }
+gold_is_silver() {
+  expect_eq "$(rows gold_customers)" "$(rows customers)" "$1: gold against silver: "
+}
+history_of() {  # each key's versions in order: "id:name/city,name/city;"
+  "$bin" show lake/shop/customers_history --format jsonl --columns id,name,city,__START_AT,__END_AT |
+    python3 -c '
+import json, sys
+by = {}
+for line in sys.stdin:
+    r = json.loads(line)
+    by.setdefault(r["id"], []).append((r["__START_AT"], r["__END_AT"], r["name"], r["city"]))
+out = []
+for k in sorted(by):
+    v = sorted(by[k])
+    open_ = v[-1][1] is None
+    parts = []
+    for i, (start, end, n, c) in enumerate(v):
+        if i > 0 and v[i - 1][1] != start:
+            parts.append("gap")
+        parts.append("%s/%s" % (n, c))
+    out.append("%d:%s%s" % (k, ",".join(parts), "" if open_ else "|closed"))
+print(";".join(out))'
+}
+
+printf 'id,seq,op,name,city\n1,1,c,Ann,Oslo\n2,2,c,Bob,Rome\n3,3,c,Cy,Nice\n4,4,c,Di,Bonn\n5,5,c,Ed,Linz\n' > in/f1.csv
+run > run1.log 2>&1 || fail "first run: $(cat run1.log)"
+gold_is_silver "after the inserts"
+
+printf 'id,seq,op,name,city\n1,6,u,Anna,Oslo\n2,7,u,Bob,Milan\n3,8,d,Cy,Nice\n6,9,c,Fay,Graz\n' > in/f2.csv
+run > run2.log 2>&1 || fail "second run: $(cat run2.log)"
+gold_is_silver "after updates, a delete and an insert"
+
+# Nothing new: nothing committed downstream.
+gold_before=$(versions lake/shop/gold_customers)
+run > run3.log 2>&1 || fail "run with nothing new: $(cat run3.log)"
+expect_eq "$(versions lake/shop/gold_customers)" "$gold_before" "gold versions after a run with nothing new: "
+
+printf 'id,seq,op,name,city\n1,10,u,Annie,Oslo\n6,11,d,Fay,Graz\n3,12,c,Cyd,Nice\n' > in/f3.csv
+run > run4.log 2>&1 || fail "third run: $(cat run4.log)"
+gold_is_silver "after a key deleted then inserted again"
+expect_eq "$(rows gold_customers | tr '\n' ' ')" "1,Annie,Oslo 2,Bob,Milan 3,Cyd,Nice 4,Di,Bonn 5,Ed,Linz " \
+  "gold at the end: "
+# Key 3's first version ends at its delete, the next begins at the insert after it (a gap).
+expect_eq "$(history_of)" \
+  "1:Ann/Oslo,Anna/Oslo,Annie/Oslo;2:Bob/Rome,Bob/Milan;3:Cy/Nice,gap,Cyd/Nice;4:Di/Bonn;5:Ed/Linz;6:Fay/Graz|closed" \
+  "the history: "
+types=$("$bin" show lake/shop/change_log --format csv --columns _change_type | tail -n +2 | sort | uniq -c |
+  awk '{print $2 "=" $1}' | tr '\n' ' ')
+expect_eq "$types" "delete=2 insert=7 update_postimage=3 update_preimage=3 " "the change log's rows: "
+
+# A plain stream of the silver table is refused at planning, naming table_changes.
+cat > bad.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.bronze
+AS SELECT * FROM STREAM(read_files('$work/in/*.csv', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE shop.customers;
+CREATE FLOW customers AS AUTO CDC INTO shop.customers FROM STREAM(shop.bronze)
+KEYS (id) SEQUENCE BY seq;
+CREATE OR REFRESH STREAMING TABLE shop.copy AS SELECT * FROM STREAM(shop.customers);
+SQL
+rc=0
+out=$("$bin" run bad.sql --warehouse lake2 --dry-run 2>&1) || rc=$?
+expect_eq "$rc" "2" "a plain stream of an AUTO CDC target: exit code: "
+expect_in "$out" "STREAM(table_changes('shop.customers', 0))"
+
+# A table that does not record its changes.
+cat > nocdf.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.bronze
+AS SELECT * FROM STREAM(read_files('$work/in/*.csv', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE shop.changes AS SELECT * FROM STREAM(table_changes('shop.bronze', 0));
+SQL
+rc=0
+out=$("$bin" run nocdf.sql --warehouse lake3 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || fail "table_changes of a table without a change data feed: $out"
+expect_in "$out" "does not record its changes; give it TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')"
+echo "ok: table_changes"
