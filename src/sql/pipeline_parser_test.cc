@@ -373,5 +373,32 @@ CREATE OR REFRESH STREAMING TABLE shop.only_checks (CONSTRAINT c EXPECT (x = 1))
   ASSERT_EQ(only->expectations.size(), 1u);
 }
 
+TEST(PipelineParserTest, TableChangesFromAVersionOrATimestamp) {
+  PipelineAst ast = Parse(R"(
+CREATE OR REFRESH STREAMING TABLE g AS SELECT * FROM STREAM(table_changes('shop.customers', 3));
+CREATE OR REFRESH STREAMING TABLE h AS SELECT * FROM STREAM(table_changes('c', '2026-01-02'));
+)");
+  const auto* g = ast.statements[0].As<CreateStreamingTable>();
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->query->from.kind, SourceRef::Kind::kTableChanges);
+  EXPECT_EQ(g->query->from.table.ToString(), "shop.customers");
+  EXPECT_EQ(g->query->from.starting_version, 3);
+  EXPECT_TRUE(g->query->from.streaming);
+  const auto* h = ast.statements[1].As<CreateStreamingTable>();
+  ASSERT_NE(h, nullptr);
+  EXPECT_FALSE(h->query->from.starting_version.has_value());
+  EXPECT_EQ(h->query->from.starting_timestamp, "2026-01-02");
+  for (const auto& [text, error] : std::vector<std::pair<std::string, std::string>>{
+           {"table_changes('t')", "expected ',' and the first version"},
+           {"table_changes('t', -1)", "expected the first version (a number) or a timestamp"},
+           {"table_changes('not a name!', 0)", "table_changes: 'not a name!' is not a table name"},
+           {"table_changes('t', 0, 5)", "an end version in a streaming table_changes"}}) {
+    auto r =
+        ParsePipeline("CREATE OR REFRESH STREAMING TABLE x AS SELECT * FROM STREAM(" + text + ")");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find(error), std::string::npos) << r.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace cdclake::sql
