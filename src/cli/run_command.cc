@@ -82,6 +82,11 @@ std::string Json(const pipeline::FlowBatchReport& r) {
   j["files"] = r.files;
   j["duration_ms"] = r.duration_ms;
   if (r.input_written_ms > 0) j["input_written_ms"] = r.input_written_ms;
+  if (!r.schema_changes.empty()) {
+    json::Json changes = json::Json::array();
+    for (const pipeline::SchemaChange& c : r.schema_changes) changes.push_back(c.ToJson());
+    j["schema_changes"] = std::move(changes);
+  }
   if (!r.expectations.empty()) {
     j["data_quality"] =
         pipeline::DataQualityJson(r.target, r.expectations, r.dropped_by_expectations);
@@ -97,6 +102,9 @@ std::string Text(const pipeline::FlowBatchReport& r) {
       << " deleted; "
       << (r.table_version ? "version " + std::to_string(*r.table_version) : "no new version")
       << "; " << r.input_to << " (" << r.duration_ms << " ms)";
+  for (const pipeline::SchemaChange& c : r.schema_changes) {
+    out << "\n" << r.flow << ": schema change: " << c.Text();
+  }
   return out.str();
 }
 

@@ -26,6 +26,8 @@ data::Schema EventLogSchema() {
   fields.push_back({"input_table_id", DataType::String(), true});
   fields.push_back({"source_lag", DataType::String(), true});
   fields.push_back({"data_quality", DataType::String(), true});
+  fields.push_back({"event_type", DataType::String(), true});
+  fields.push_back({"details", DataType::String(), true});
   return data::Schema(std::move(fields));
 }
 
@@ -74,7 +76,9 @@ Result<std::optional<int64_t>> AppendEventLog(io::FileSystem& fs, const std::str
                     text_or_null(e.table_id),
                     text_or_null(e.input_table_id),
                     text_or_null(e.source_lag),
-                    text_or_null(e.data_quality)});
+                    text_or_null(e.data_quality),
+                    text_or_null(e.event_type),
+                    text_or_null(e.details)});
   }
   CDCLAKE_ASSIGN_OR_RETURN(int64_t version, delta::AppendRows(fs, table_root, rows));
   return std::optional<int64_t>(version);

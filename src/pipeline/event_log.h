@@ -44,13 +44,19 @@ struct EventLogEntry {
   /// The batch's data-quality details (DataQualityJson) as JSON text; empty when the flow
   /// has no expectations.
   std::string data_quality;
+  /// "flow_progress" for a batch, "schema_change" for a column added, retyped or no longer
+  /// sent (then `message` says which, `details` has it as JSON: table, column, old_type,
+  /// new_type, action).
+  std::string event_type = "flow_progress";
+  std::string details;
 };
 
 /// The event log's columns: event_time TIMESTAMP, run_id, flow, target, input_from, input_to
 /// STRING, rows_read ... rows_deleted BIGINT, table_version BIGINT (NULL when none was
 /// written), duration_ms BIGINT, status STRING, message STRING, table_id STRING,
-/// input_table_id STRING, source_lag STRING, data_quality STRING (the last four added later: an
-/// older log gains them on its next append).
+/// input_table_id STRING, source_lag STRING, data_quality STRING, event_type STRING, details
+/// STRING (the last six added later: an older log gains them on its next append, NULL in its
+/// rows).
 data::Schema EventLogSchema();
 
 /// Appends `entries` to the event log table at `table_root` (created when missing) in one

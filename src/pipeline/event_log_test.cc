@@ -86,7 +86,7 @@ TEST_F(EventLogTest, RowsNameTableIdsAndOlderLogsGainTheColumns) {
   io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
   const std::string root = (dir_ / "_event_log").string();
   std::vector<data::Field> old_fields = EventLogSchema().fields();
-  old_fields.resize(old_fields.size() - 4);  // a log from before table_id, ..., data_quality
+  old_fields.resize(old_fields.size() - 6);  // a log from before table_id, ..., details
   ASSERT_EQ(old_fields.back().name, "message");
   delta::TableSpec spec;
   spec.schema = data::Schema(old_fields);

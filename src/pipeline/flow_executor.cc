@@ -156,6 +156,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   AppendTableSpec spec{flow.table_properties, flow.partition_columns, flow.declared_schema};
   std::set<std::string> undeclared_seen;  // reported once per run
   std::string table_id = TableIdOf(fs, flow.target_folder);
+  CDCLAKE_ASSIGN_OR_RETURN(SchemaWatch schema_watch,
+                           SchemaWatch::Open(fs, flow.target, flow.target_folder));
   // The position after the last batch when that batch changed nothing (no commit records it).
   std::optional<json::Json> unchanged_after;
   while (true) {
@@ -257,6 +259,10 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       } else {
         unchanged_after = position;
       }
+    }
+    if (report.table_version) {
+      CDCLAKE_ASSIGN_OR_RETURN(report.schema_changes,
+                               schema_watch.AfterCommit(fs, rows.rows.schema()));
     }
     if (table_id.empty() && report.table_version) table_id = TableIdOf(fs, flow.target_folder);
     report.table_id = table_id;

@@ -15,6 +15,7 @@
 #include "pipeline/expectations.h"
 #include "pipeline/pipeline_plan.h"
 #include "pipeline/postgres_slots.h"
+#include "pipeline/schema_changes.h"
 #include "sources/change_source.h"
 
 namespace cdclake::pipeline {
@@ -36,6 +37,9 @@ struct FlowBatchReport {
   /// The target's expectations over this batch's rows, and the rows they dropped.
   std::vector<ExpectationCount> expectations;
   int64_t dropped_by_expectations = 0;
+  /// The target's columns this batch's commit added or retyped, and those its source no longer
+  /// sends (SchemaWatch).
+  std::vector<SchemaChange> schema_changes;
 };
 
 struct FlowExecution {

@@ -180,6 +180,20 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       execution.postgres_slots = &slots;
       execution.on_batch = [&](const FlowBatchReport& r) {
         entries.push_back(EntryOf(r, options.run_id, now_ms()));
+        for (const SchemaChange& change : r.schema_changes) {
+          EventLogEntry e;
+          e.time_ms = now_ms();
+          e.run_id = options.run_id;
+          e.flow = r.flow;
+          e.target = r.target;
+          e.table_version = r.table_version;
+          e.status = "ok";
+          e.event_type = "schema_change";
+          e.message = change.Text();
+          e.details = json::Dump(change.ToJson());
+          e.table_id = r.table_id;
+          entries.push_back(std::move(e));
+        }
         if (options.on_batch) options.on_batch(r);
       };
       FlowOutcome outcome;

@@ -1,0 +1,85 @@
+// SchemaChanges: the target's schema before and after, compared by column name.
+#include "pipeline/schema_changes.h"
+
+#include "delta/log_segment.h"
+#include "delta/snapshot.h"
+
+namespace cdclake::pipeline {
+namespace {
+
+const data::Field* Find(const data::Schema& schema, const std::string& name) {
+  const int i = schema.FieldIndex(name);
+  return i < 0 ? nullptr : &schema.field(static_cast<size_t>(i));
+}
+
+}  // namespace
+
+std::string SchemaChange::Text() const {
+  if (action == "added") return "column " + column + " added to " + table + " (" + new_type + ")";
+  if (action == "no longer sent") {
+    return "column " + column + " of " + table + " (" + old_type +
+           ") is no longer in what the source sends: its rows get NULL there";
+  }
+  return "column " + column + " of " + table + " changed from " + old_type + " to " + new_type;
+}
+
+json::Json SchemaChange::ToJson() const {
+  json::Json out = json::Json::object();
+  out["table"] = table;
+  out["column"] = column;
+  out["old_type"] = old_type.empty() ? json::Json() : json::Json(old_type);
+  out["new_type"] = new_type.empty() ? json::Json() : json::Json(new_type);
+  out["action"] = action;
+  return out;
+}
+
+Result<SchemaWatch> SchemaWatch::Open(const io::FileSystem& fs, std::string table,
+                                      std::string folder) {
+  SchemaWatch out;
+  out.table_ = std::move(table);
+  out.folder_ = std::move(folder);
+  CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, out.folder_));
+  if (exists) {
+    CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, out.folder_));
+    out.known_ = snapshot->schema();
+  }
+  return out;
+}
+
+Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem& fs,
+                                                           const data::Schema& sent) {
+  std::vector<SchemaChange> out;
+  bool differs = !known_;
+  if (known_) {
+    for (const data::Field& f : sent.fields()) {
+      const data::Field* had = Find(*known_, f.name);
+      if (had == nullptr || had->type->ToString() != f.type->ToString()) differs = true;
+    }
+  }
+  if (differs) {
+    CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, folder_));
+    const data::Schema& now = snapshot->schema();
+    if (known_) {
+      for (const data::Field& f : now.fields()) {
+        const data::Field* had = Find(*known_, f.name);
+        if (had == nullptr) {
+          out.push_back({table_, f.name, "", f.type->ToString(), "added"});
+        } else if (had->type->ToString() != f.type->ToString()) {
+          out.push_back(
+              {table_, f.name, had->type->ToString(), f.type->ToString(), "type changed"});
+        }
+      }
+    }
+    known_ = now;
+  }
+  for (const data::Field& f : known_->fields()) {
+    if (f.name == "__START_AT" || f.name == "__END_AT" || Find(sent, f.name) != nullptr ||
+        !missing_said_.insert(f.name).second) {
+      continue;
+    }
+    out.push_back({table_, f.name, f.type->ToString(), "", "no longer sent"});
+  }
+  return out;
+}
+
+}  // namespace cdclake::pipeline

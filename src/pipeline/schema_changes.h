@@ -1,0 +1,49 @@
+// SchemaChanges: what changed in a target's columns as a flow wrote it (a column added, a type
+// widened) and what its source stopped sending, for the event log and the run's output.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "data/schema.h"
+#include "io/file_system.h"
+#include "json/json.h"
+
+namespace cdclake::pipeline {
+
+struct SchemaChange {
+  std::string table;
+  std::string column;
+  std::string old_type;  // empty for an added column
+  std::string new_type;  // empty for a column no longer sent
+  std::string action;    // "added", "type changed", "no longer sent"
+
+  /// "column tier added to shop.customers (STRING)".
+  std::string Text() const;
+  /// {"table", "column", "old_type", "new_type", "action"}.
+  json::Json ToJson() const;
+};
+
+/// Follows one flow's target through a run.
+class SchemaWatch {
+ public:
+  /// The target's columns now (none when it does not exist yet).
+  static Result<SchemaWatch> Open(const io::FileSystem& fs, std::string table, std::string folder);
+
+  /// After a batch with columns `sent` was committed: the target's columns added or retyped
+  /// since (the table is read again only when `sent` has a column the target did not have,
+  /// or another type), and the target's columns `sent` lacks, each said once per run. The
+  /// table's own columns (__START_AT, __END_AT) do not count as missing.
+  Result<std::vector<SchemaChange>> AfterCommit(const io::FileSystem& fs, const data::Schema& sent);
+
+ private:
+  std::string table_;
+  std::string folder_;
+  std::optional<data::Schema> known_;
+  std::set<std::string> missing_said_;
+};
+
+}  // namespace cdclake::pipeline
