@@ -50,7 +50,11 @@ Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem&
                                                            const data::Schema& sent) {
   std::vector<SchemaChange> out;
   bool differs = !known_;
-  if (known_) {
+  // The same columns as a batch checked before: nothing new (a source sending INT to a BIGINT
+  // column would otherwise have the table read again after every batch).
+  const std::string signature = sent.ToString();
+  if (known_ && signature == checked_) differs = false;
+  if (known_ && signature != checked_) {
     for (const data::Field& f : sent.fields()) {
       const data::Field* had = Find(*known_, f.name);
       if (had == nullptr || had->type->ToString() != f.type->ToString()) differs = true;
@@ -72,6 +76,7 @@ Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem&
     }
     known_ = now;
   }
+  checked_ = signature;
   for (const data::Field& f : known_->fields()) {
     if (f.name == "__START_AT" || f.name == "__END_AT" || Find(sent, f.name) != nullptr ||
         !missing_said_.insert(f.name).second) {

@@ -44,6 +44,7 @@ class SchemaWatch {
   std::string folder_;
   std::optional<data::Schema> known_;
   std::set<std::string> missing_said_;
+  std::string checked_;  // the columns of the last batch compared with known_
 };
 
 }  // namespace cdclake::pipeline
