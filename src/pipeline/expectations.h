@@ -26,13 +26,15 @@ struct ExpectationCount {
 void AddExpectationCounts(const std::vector<ExpectationCount>& more,
                           std::vector<ExpectationCount>* totals);
 
-/// Checks `flow.expectations` on every row of `batch`. A row passes an expectation when its
-/// condition is TRUE (FALSE and NULL fail). Each expectation's passed and failed rows are added
-/// to `counts`. Rows failing an ON VIOLATION DROP ROW expectation leave the rows as rejected
-/// records whose reason names each expectation they failed (the flow quarantines them: nothing
-/// is lost). A row failing an ON VIOLATION FAIL UPDATE expectation is kInvalidArgument naming
-/// the expectation, its condition and the row; the caller commits nothing of the batch. A
-/// condition over a column the rows do not have is kInvalidArgument naming the expectation.
+/// Checks `flow.expectations` on every row of `batch` but an AUTO CDC flow's deletes and
+/// truncates (its APPLY AS DELETE / TRUNCATE conditions TRUE: they are applied unchecked and not
+/// counted). A row passes an expectation when its condition is TRUE (FALSE and NULL fail). Each
+/// expectation's passed and failed rows are added to `counts`. Rows failing an ON VIOLATION DROP
+/// ROW expectation leave the rows as rejected records whose reason names each expectation they
+/// failed (the flow quarantines them: nothing is lost). A row failing an ON VIOLATION FAIL UPDATE
+/// expectation is kInvalidArgument naming the expectation, its condition and the row; the caller
+/// commits nothing of the batch. A condition over a column the rows do not have is kInvalidArgument
+/// naming the expectation.
 Result<change::ChangeBatch> ApplyExpectations(const FlowPlan& flow, change::ChangeBatch batch,
                                               std::vector<ExpectationCount>* counts);
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sql/condition_parser.h"
 #include "sql/pipeline_parser.h"
 
 namespace cdclake::pipeline {
@@ -100,6 +101,31 @@ TEST(ExpectationsTest, AConditionOverAMissingColumnIsNamed) {
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("expectation c (amout > 0): "), std::string::npos)
       << out.status().ToString();
+}
+
+TEST(ExpectationsTest, AnAutoCdcFlowsDeletesAreAppliedUnchecked) {
+  FlowPlan flow = Flow("CONSTRAINT positive EXPECT (amount > 0) ON VIOLATION DROP ROW");
+  flow.kind = FlowPlan::Kind::kAutoCdc;
+  auto when = sql::ParseCondition("op = 'd'");
+  ASSERT_TRUE(when.ok()) << when.status().ToString();
+  flow.flow.delete_when = std::shared_ptr<const data::Expr>(std::move(*when));
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(data::Schema({{"id", DataType::Int64(), true},
+                                               {"amount", DataType::Int32(), true},
+                                               {"op", DataType::String(), true}}));
+  batch.rows.AppendRow({Value::Int(1), Value::Int(-1), Value::Bytes("u")});
+  batch.rows.AppendRow({Value::Int(2), Value::Null(), Value::Bytes("d")});
+  batch.rows.AppendRow({Value::Int(3), Value::Int(4), Value::Bytes("c")});
+  std::vector<ExpectationCount> counts;
+  auto out = ApplyExpectations(flow, std::move(batch), &counts);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // The delete of key 2 stays (its NULL amount is not checked); the update of key 1 is dropped.
+  ASSERT_EQ(out->rows.num_rows(), 2);
+  EXPECT_EQ(out->rows.column(0).GetValue(0).int_value(), 2);
+  EXPECT_EQ(out->rows.column(0).GetValue(1).int_value(), 3);
+  ASSERT_EQ(counts.size(), 1u);
+  EXPECT_EQ(counts[0].passed, 1);
+  EXPECT_EQ(counts[0].failed, 1);
 }
 
 }  // namespace
