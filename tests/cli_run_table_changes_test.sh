@@ -95,6 +95,32 @@ types=$("$bin" show lake/shop/change_log --format csv --columns _change_type | t
   awk '{print $2 "=" $1}' | tr '\n' ' ')
 expect_eq "$types" "delete=2 insert=7 update_postimage=3 update_preimage=3 " "the change log's rows: "
 
+# A gold flow added once silver exists: its columns are checked on the change feed's rows.
+{
+  cat p.sql
+  cat <<'SQL'
+CREATE OR REFRESH STREAMING TABLE shop.gold_late;
+CREATE FLOW gold_late AS AUTO CDC INTO shop.gold_late
+FROM STREAM(table_changes('shop.customers', 0))
+KEYS (id) APPLY AS DELETE WHEN _change_type = 'delete' SEQUENCE BY _commit_version
+COLUMNS * EXCEPT (_change_type, _commit_version, _commit_timestamp) STORED AS SCD TYPE 1;
+SQL
+} > p2.sql
+"$bin" run p2.sql --warehouse lake > run5.log 2>&1 || fail "a gold flow added later: $(cat run5.log)"
+expect_eq "$(rows gold_late)" "$(rows customers)" "a gold flow added later against silver: "
+
+# Silver refreshed in full: its versions start again, so the flows reading its changes stop
+# and say to refresh their targets too; refreshed with it, they follow again.
+rc=0
+"$bin" run p2.sql --warehouse lake --full-refresh shop.customers > run6.log 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "gold went on after silver was rebuilt: $(cat run6.log)"
+expect_in "$(cat run6.log)" "shop.customers was refreshed"
+expect_in "$(cat run6.log)" "refresh the flow's target in full too"
+"$bin" run p2.sql --warehouse lake --full-refresh shop.gold_customers shop.gold_late \
+  shop.customers_history shop.change_log > run7.log 2>&1 || fail "run after refreshing the downstream: $(cat run7.log)"
+gold_is_silver "after silver and gold were refreshed"
+expect_eq "$(rows gold_late)" "$(rows customers)" "gold_late after the refreshes: "
+
 # A plain stream of the silver table is refused at planning, naming table_changes.
 cat > bad.sql <<SQL
 CREATE OR REFRESH STREAMING TABLE shop.bronze

@@ -72,9 +72,29 @@ Result<change::ChangeBatch> ApplyExpectations(const FlowPlan& flow, change::Chan
     if (!valid.ok()) return Status::InvalidArgument(what + ": " + valid.message());
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<uint8_t> pass,
                              data::EvaluatePredicate(*e.condition, batch.rows));
+    // A cell an update leaves as it is (an unchanged TOAST value, a NULL under IGNORE NULL
+    // UPDATES) is not the row's value: an expectation reading it is not checked on that row.
+    std::vector<uint8_t> partial(static_cast<size_t>(n), 0);
+    if (flow.kind == FlowPlan::Kind::kAutoCdc) {
+      for (const std::string& name : data::ReferencedColumns(*e.condition)) {
+        const int c = batch.rows.schema().FieldIndex(name);
+        if (c < 0) continue;
+        const auto column = static_cast<size_t>(c);
+        const bool ignore_null = flow.flow.ignore_null_updates.has_value() &&
+                                 flow.flow.ignore_null_updates->Selects(name);
+        for (int64_t r = 0; r < n; ++r) {
+          const auto i = static_cast<size_t>(r);
+          if (column < batch.unchanged.size() && i < batch.unchanged[column].size() &&
+              batch.unchanged[column][i] != 0) {
+            partial[i] = 1;
+          }
+          if (ignore_null && batch.rows.column(column).IsNull(r)) partial[i] = 1;
+        }
+      }
+    }
     ExpectationCount count{e.name, e.action, 0, 0};
     for (int64_t r = 0; r < n; ++r) {
-      if (exempt[static_cast<size_t>(r)] != 0) continue;
+      if (exempt[static_cast<size_t>(r)] != 0 || partial[static_cast<size_t>(r)] != 0) continue;
       if (pass[static_cast<size_t>(r)] != 0) {
         ++count.passed;
         continue;

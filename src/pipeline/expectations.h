@@ -26,9 +26,11 @@ struct ExpectationCount {
 void AddExpectationCounts(const std::vector<ExpectationCount>& more,
                           std::vector<ExpectationCount>* totals);
 
-/// Checks `flow.expectations` on every row of `batch` but an AUTO CDC flow's deletes and
-/// truncates (its APPLY AS DELETE / TRUNCATE conditions TRUE: they are applied unchecked and not
-/// counted). A row passes an expectation when its condition is TRUE (FALSE and NULL fail). Each
+/// Checks `flow.expectations` on every row of `batch`, except an AUTO CDC flow's deletes and
+/// truncates (its APPLY AS DELETE / TRUNCATE conditions TRUE: applied unchecked, not counted)
+/// and, on such a flow's other rows, an expectation whose condition reads a cell the row leaves
+/// as it is (marked unchanged, or NULL under IGNORE NULL UPDATES). A row passes an expectation
+/// when its condition is TRUE (FALSE and NULL fail). Each
 /// expectation's passed and failed rows are added to `counts`. Rows failing an ON VIOLATION DROP
 /// ROW expectation leave the rows as rejected records whose reason names each expectation they
 /// failed (the flow quarantines them: nothing is lost). A row failing an ON VIOLATION FAIL UPDATE

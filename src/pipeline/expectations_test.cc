@@ -128,5 +128,30 @@ TEST(ExpectationsTest, AnAutoCdcFlowsDeletesAreAppliedUnchecked) {
   EXPECT_EQ(counts[0].failed, 1);
 }
 
+TEST(ExpectationsTest, CellsAnUpdateLeavesAsTheyAreAreNotChecked) {
+  FlowPlan flow = Flow("CONSTRAINT has_note EXPECT (note IS NOT NULL) ON VIOLATION DROP ROW");
+  flow.kind = FlowPlan::Kind::kAutoCdc;
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(
+      data::Schema({{"id", DataType::Int64(), true}, {"note", DataType::String(), true}}));
+  batch.rows.AppendRow({Value::Int(1), Value::Null()});  // note: an unchanged TOAST value
+  batch.rows.AppendRow({Value::Int(2), Value::Null()});  // note: NULL, really
+  batch.unchanged.assign(2, std::vector<uint8_t>(2, 0));
+  batch.unchanged[1][0] = 1;
+  std::vector<ExpectationCount> counts;
+  auto out = ApplyExpectations(flow, batch, &counts);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->rows.num_rows(), 1);
+  EXPECT_EQ(out->rows.column(0).GetValue(0).int_value(), 1);
+  EXPECT_EQ(counts[0].passed + counts[0].failed, 1);
+  // Under IGNORE NULL UPDATES a NULL leaves the column as it is: not checked either.
+  flow.flow.ignore_null_updates = apply::ColumnSelection::All();
+  counts.clear();
+  out = ApplyExpectations(flow, batch, &counts);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->rows.num_rows(), 2);
+  EXPECT_EQ(counts[0].passed + counts[0].failed, 0);
+}
+
 }  // namespace
 }  // namespace cdclake::pipeline

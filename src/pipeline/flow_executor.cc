@@ -185,7 +185,6 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       CDCLAKE_ASSIGN_OR_RETURN(rows,
                                ApplyExpectations(flow, std::move(rows), &report.expectations));
       report.dropped_by_expectations = static_cast<int64_t>(rows.rejected.size() - rejected_before);
-      AddExpectationCounts(report.expectations, &outcome->expectations);
     }
     json::Json position = input->end;
     std::vector<std::pair<std::string, int64_t>> source_txns;
@@ -273,6 +272,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     report.duration_ms = SteadyMs() - started;
     ++outcome->batches;
     outcome->counts += report.counts;
+    AddExpectationCounts(report.expectations, &outcome->expectations);  // once committed
     outcome->files += report.files;
     outcome->input_to = report.input_to;
     if (execution.on_batch) execution.on_batch(report);
@@ -345,9 +345,16 @@ Result<std::optional<change::ChangeBatch>> PeekSource(io::FileSystem& fs, const 
   if (flow.source.kind == SourcePlan::Kind::kTable) {
     CDCLAKE_ASSIGN_OR_RETURN(bool upstream, delta::TableExists(fs, flow.source.table_folder));
     if (!upstream) return std::optional<change::ChangeBatch>();
-    CDCLAKE_ASSIGN_OR_RETURN(
-        source,
-        OpenTableSource(fs, flow.source.table, flow.source.table_folder, json::Json(), kPeekRows));
+    if (flow.source.changes) {
+      // The change feed's own columns (_change_type, _commit_version) are what the flow reads.
+      CDCLAKE_ASSIGN_OR_RETURN(source,
+                               OpenTableChangesSource(fs, flow.source, json::Json(), kPeekRows,
+                                                      flow.kind == FlowPlan::Kind::kAutoCdc));
+    } else {
+      CDCLAKE_ASSIGN_OR_RETURN(
+          source, OpenTableSource(fs, flow.source.table, flow.source.table_folder, json::Json(),
+                                  kPeekRows));
+    }
   } else {
     FileSourceTarget target{flow.target_folder, QuarantineFolder(flow), flow.name, flow.target};
     target.reset = true;

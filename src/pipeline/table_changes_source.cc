@@ -131,15 +131,20 @@ Result<std::unique_ptr<BatchSource>> OpenTableChangesSource(const io::FileSystem
     return Status::InvalidArgument(
         what + ": " + source.table +
         " does not record its changes; give it TBLPROPERTIES ('delta.enableChangeDataFeed' = "
-        "'true') (its changes are read from the first version written with it)");
+        "'true') and refresh it in full, so that every version records them");
   }
   std::vector<std::string> notices;
   const std::string table_id = table->metadata().id;
   if (after && position.contains("tableId") && position["tableId"].is_string() &&
       position["tableId"].get<std::string>() != table_id) {
-    notices.push_back(source.table + " was refreshed (its table id is now " + table_id +
-                      "): reading its changes again from the start");
-    after.reset();
+    // A rebuilt table's versions start again at 0: sequenced by _commit_version, its changes
+    // would all be older than what the flow applied, and the keys the rebuild removed would
+    // get no delete.
+    return Status::Conflict(what + ": " + source.table + " was refreshed (its table id is now " +
+                            table_id + ", was " + position["tableId"].get<std::string>() +
+                            "); refresh the flow's target in full too (cdclake run "
+                            "--full-refresh TABLE), which reads the new table's changes from "
+                            "the start");
   }
   int64_t first = source.changes_from;
   if (after) {
@@ -147,7 +152,8 @@ Result<std::unique_ptr<BatchSource>> OpenTableChangesSource(const io::FileSystem
   } else if (source.changes_from_ms) {
     // The first version committed at or after the timestamp.
     auto before = delta::Snapshot::LoadAsOf(fs, source.table_folder, *source.changes_from_ms - 1);
-    first = before.ok() ? (*before)->version() + 1 : 0;
+    if (!before.ok() && before.status().code() != StatusCode::kNotFound) return before.status();
+    first = before.ok() ? (*before)->version() + 1 : 0;  // NotFound: before the first commit
   }
   return std::unique_ptr<BatchSource>(
       std::make_unique<TableChangesSource>(fs, source, table_id, first, table->version(),
