@@ -301,7 +301,7 @@ class StatementParser {
       if (ts_.PeekKeyword("CONSTRAINT")) {
         CDCLAKE_ASSIGN_OR_RETURN(Expectation e, ParseExpectation());
         for (const Expectation& before : *expectations) {
-          if (before.name == e.name) {
+          if (ToLower(before.name) == ToLower(e.name)) {
             return SyntaxError(ts_.source(), e.position.offset,
                                "expectation '" + e.name + "' is defined twice for the table");
           }
