@@ -155,9 +155,10 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   std::unique_ptr<apply::Applier> applier;
   AppendTableSpec spec{flow.table_properties, flow.partition_columns, flow.declared_schema};
   std::set<std::string> undeclared_seen;  // reported once per run
-  std::string table_id = TableIdOf(fs, flow.target_folder);
+  // One read of the target's log gives its columns and its id.
   CDCLAKE_ASSIGN_OR_RETURN(SchemaWatch schema_watch,
                            SchemaWatch::Open(fs, flow.target, flow.target_folder));
+  std::string table_id = schema_watch.table_id();
   // The position after the last batch when that batch changed nothing (no commit records it).
   std::optional<json::Json> unchanged_after;
   while (true) {

@@ -42,6 +42,7 @@ Result<SchemaWatch> SchemaWatch::Open(const io::FileSystem& fs, std::string tabl
   if (exists) {
     CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, out.folder_));
     out.known_ = snapshot->schema();
+    out.table_id_ = snapshot->metadata().id;
   }
   return out;
 }

@@ -39,10 +39,14 @@ class SchemaWatch {
   /// table's own columns (__START_AT, __END_AT) do not count as missing.
   Result<std::vector<SchemaChange>> AfterCommit(const io::FileSystem& fs, const data::Schema& sent);
 
+  /// The target's Delta table id when Open found it (empty when it did not exist).
+  const std::string& table_id() const { return table_id_; }
+
  private:
   std::string table_;
   std::string folder_;
   std::optional<data::Schema> known_;
+  std::string table_id_;
   std::set<std::string> missing_said_;
   std::string checked_;  // the columns of the last batch compared with known_
 };

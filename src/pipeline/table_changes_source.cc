@@ -34,44 +34,64 @@ class TableChangesSource : public BatchSource {
     return table_ + " changes from v" + std::to_string(first_);
   }
 
+  // Leaves out update pre-images for an AUTO CDC flow; the newest commit time in `written_ms`.
+  void Filter(data::RecordBatch* rows, int64_t* written_ms) const {
+    const int type = rows->schema().FieldIndex("_change_type");
+    const int at = rows->schema().FieldIndex(std::string(delta::kCommitTimestampColumn));
+    std::vector<int64_t> keep;
+    for (int64_t r = 0; r < rows->num_rows(); ++r) {
+      if (at >= 0 && !rows->column(static_cast<size_t>(at)).IsNull(r)) {
+        *written_ms = std::max(
+            *written_ms, rows->column(static_cast<size_t>(at)).GetValue(r).int_value() / 1000);
+      }
+      // An AUTO CDC flow applies the post-image of an update, not the state before it.
+      if (drop_preimages_ && type >= 0 &&
+          rows->column(static_cast<size_t>(type)).StringAt(r) == "update_preimage") {
+        continue;
+      }
+      keep.push_back(r);
+    }
+    if (static_cast<int64_t>(keep.size()) == rows->num_rows()) return;
+    std::vector<data::Column> kept;
+    for (size_t c = 0; c < rows->num_columns(); ++c) kept.push_back(rows->column(c).Take(keep));
+    *rows = data::RecordBatch(rows->schema(), std::move(kept));
+  }
+
   Result<std::optional<InputBatch>> Next() override {
     std::optional<data::RecordBatch> rows;
     int64_t last = -1;
     int64_t written_ms = 0;
+    if (pending_) {
+      rows = std::move(*pending_);
+      pending_.reset();
+      last = pending_last_;
+      written_ms = pending_written_ms_;
+    }
+    // Versions are read in spans that double while the batch stays small, each span one read
+    // of the log (a version at a time would list and load the log once per version).
+    int64_t span = 1;
     while (next_ <= latest_ && (!rows || rows->num_rows() < batch_rows_)) {
-      CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch version,
-                               delta::ReadChanges(fs_, folder_, next_, next_));
-      // A version of another schema (columns added) starts a batch of its own.
-      if (rows && !(version.schema() == rows->schema())) break;
-      last = next_++;
-      const int type = version.schema().FieldIndex("_change_type");
-      const int at = version.schema().FieldIndex(std::string(delta::kCommitTimestampColumn));
-      std::vector<int64_t> keep;
-      for (int64_t r = 0; r < version.num_rows(); ++r) {
-        if (at >= 0 && !version.column(static_cast<size_t>(at)).IsNull(r)) {
-          written_ms = std::max(
-              written_ms, version.column(static_cast<size_t>(at)).GetValue(r).int_value() / 1000);
-        }
-        // An AUTO CDC flow applies the post-image of an update, not the state before it.
-        if (drop_preimages_ && type >= 0 &&
-            version.column(static_cast<size_t>(type)).StringAt(r) == "update_preimage") {
-          continue;
-        }
-        keep.push_back(r);
+      const int64_t to = std::min(latest_, next_ + span - 1);
+      CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch read, delta::ReadChanges(fs_, folder_, next_, to));
+      next_ = to + 1;
+      span = std::min<int64_t>(span * 2, 64);
+      int64_t read_ms = 0;
+      Filter(&read, &read_ms);
+      // Rows of another schema (columns added between) make a batch of their own.
+      if (rows && !(read.schema() == rows->schema())) {
+        pending_ = std::move(read);
+        pending_last_ = to;
+        pending_written_ms_ = read_ms;
+        break;
       }
-      if (static_cast<int64_t>(keep.size()) < version.num_rows()) {
-        std::vector<data::Column> kept;
-        for (size_t c = 0; c < version.num_columns(); ++c) {
-          kept.push_back(version.column(c).Take(keep));
-        }
-        version = data::RecordBatch(version.schema(), std::move(kept));
-      }
+      last = to;
+      written_ms = std::max(written_ms, read_ms);
       if (!rows) {
-        rows = std::move(version);
+        rows = std::move(read);
         continue;
       }
       for (size_t c = 0; c < rows->num_columns(); ++c) {
-        rows->mutable_column(c).AppendColumn(version.column(c));
+        rows->mutable_column(c).AppendColumn(read.column(c));
       }
     }
     if (!rows) return std::optional<InputBatch>();
@@ -98,6 +118,10 @@ class TableChangesSource : public BatchSource {
   int64_t batch_rows_;
   bool drop_preimages_;
   std::vector<std::string> notices_;
+  // Read past a schema change: the next batch's start.
+  std::optional<data::RecordBatch> pending_;
+  int64_t pending_last_ = -1;
+  int64_t pending_written_ms_ = 0;
 };
 
 }  // namespace
