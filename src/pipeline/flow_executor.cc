@@ -6,6 +6,7 @@
 
 #include "apply/declared_columns.h"
 #include "apply/quarantine.h"
+#include "base/crash_point.h"
 #include "delta/log_segment.h"
 #include "delta/metadata_change.h"
 #include "delta/snapshot.h"
@@ -218,6 +219,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       CDCLAKE_RETURN_IF_ERROR(apply::WriteQuarantine(fs, QuarantineFolder(flow), flow.name,
                                                      rejected, NowMs(execution), qparams)
                                   .status());
+      if (!rejected.empty()) CrashPoint("ingest-quarantine-committed");  // the target not yet
       CDCLAKE_ASSIGN_OR_RETURN(
           int64_t version,
           AppendWithCheckpoint(fs, flow.target_folder, rows.rows, spec,

@@ -1,6 +1,7 @@
 // TableChangesSource: table_changes('t', start) as a BatchSource: a table's change data feed,
 // version after version, each batch ending at a whole version.
 #include <algorithm>
+#include <cstdio>
 
 #include "delta/change_feed.h"
 #include "delta/log_segment.h"
@@ -57,6 +58,32 @@ class TableChangesSource : public BatchSource {
     *rows = data::RecordBatch(rows->schema(), std::move(kept));
   }
 
+  // Rows without a position of their own (no bronze columns) are named by version and place
+  // in it: "<table>@v<20 digits>" and the row's ordinal. Versions are whole in a batch and the
+  // rows of one come in the same order each time, so a quarantined row is known again when a
+  // run reads it a second time (FindResumePoint's guard).
+  void NameRows(change::ChangeBatch* batch) const {
+    const data::RecordBatch& rows = batch->rows;
+    const int version = rows.schema().FieldIndex(std::string(delta::kCommitVersionColumn));
+    if (version < 0) return;
+    const auto n = static_cast<size_t>(rows.num_rows());
+    if (batch->positions.size() < n) batch->positions.resize(n);
+    int64_t current = -1;
+    int64_t ordinal = 0;
+    for (size_t r = 0; r < n; ++r) {
+      const int64_t v =
+          rows.column(static_cast<size_t>(version)).GetValue(static_cast<int64_t>(r)).int_value();
+      ordinal = v == current ? ordinal + 1 : 0;
+      current = v;
+      change::SourcePosition& p = batch->positions[r];
+      if (!p.file.empty()) continue;
+      char padded[32];
+      std::snprintf(padded, sizeof padded, "%020lld", static_cast<long long>(v));
+      p.file = table_ + "@v" + padded;
+      p.byte_offset = ordinal;
+    }
+  }
+
   Result<std::optional<InputBatch>> Next() override {
     std::optional<data::RecordBatch> rows;
     int64_t last = -1;
@@ -97,6 +124,7 @@ class TableChangesSource : public BatchSource {
     if (!rows) return std::optional<InputBatch>();
     InputBatch out;
     CDCLAKE_ASSIGN_OR_RETURN(out.rows, ChangeRowsFromTable(std::move(*rows)));
+    NameRows(&out.rows);
     out.end = json::Json::object();
     out.end["table"] = table_;
     out.end["version"] = last;
