@@ -77,7 +77,26 @@ expect_eq "$silver" "1,10 2,-4 3, 4,20 6,30 " "silver after DROP ROW: "
 expect_in "$("$bin" show lake/shop/orders_quarantine --format jsonl)" \
   "dropped by expectation sane_amount (amount IS NULL OR amount < 1000)" "silver's quarantine: "
 
-# 3. A condition over a column the rows do not have is named with the expectation.
+# 3. A view's expectations check the rows it yields, counted under the view's name; the rows it
+#    drops go to the quarantine of the flow reading through it.
+cat > view.sql <<SQL
+CREATE TEMPORARY VIEW recent (
+  CONSTRAINT has_note EXPECT (note IS NOT NULL) ON VIOLATION DROP ROW
+) AS SELECT id, amount, note FROM STREAM(shop.bronze_orders) WHERE id > 0;
+CREATE OR REFRESH STREAMING TABLE shop.noted AS SELECT * FROM recent;
+SQL
+{ cat p.sql; cat view.sql; } > pv.sql
+printf 'id,seq,amount,note\n9,9,1,\n' > in/orders-4.csv
+out=$("$bin" run pv.sql --warehouse lake 2>&1) || fail "run with a view's expectation: $out"
+expect_in "$out" "flow shop.noted: expectation has_note of recent (drop row):"
+noted=$("$bin" show lake/shop/noted --format csv --columns id --order-by id | tail -n +2 | tr '\n' ' ')
+[ -n "$noted" ] || fail "nothing reached shop.noted: $out"
+if grep -q "^9 \| 9 " <<<" $noted"; then fail "the row without a note passed the view: $noted"; fi
+expect_in "$("$bin" show lake/shop/noted_quarantine --format jsonl)" \
+  "dropped by expectation has_note (note IS NOT NULL)" "the view's dropped row in quarantine: "
+rm -f in/orders-4.csv
+
+# 4. A condition over a column the rows do not have is named with the expectation.
 sed 's/amount > 0/amout > 0/' p.sql > bad.sql
 printf 'id,seq,amount,note\n7,8,1,x\n' > in/orders-3.csv
 rc=0

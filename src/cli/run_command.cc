@@ -150,7 +150,8 @@ void PrintSummary(const pipeline::PipelineRunSummary& summary, std::ostream& out
       out << "flow " << f.flow << ": source lag: " << f.outcome.source_lag << "\n";
     }
     for (const pipeline::ExpectationCount& e : f.outcome.expectations) {
-      out << "flow " << f.flow << ": expectation " << e.name << " ("
+      out << "flow " << f.flow << ": expectation " << e.name
+          << (e.dataset.empty() || e.dataset == f.target ? "" : " of " + e.dataset) << " ("
           << sql::ExpectationActionName(e.action) << "): " << e.passed << " passed, " << e.failed
           << " failed\n";
     }

@@ -17,6 +17,7 @@ namespace cdclake::pipeline {
 /// One expectation's outcome over the rows it saw.
 struct ExpectationCount {
   std::string name;
+  std::string dataset;  // the table or view that declares it
   sql::Expectation::Action action = sql::Expectation::Action::kWarn;
   int64_t passed = 0;
   int64_t failed = 0;
@@ -38,6 +39,13 @@ void AddExpectationCounts(const std::vector<ExpectationCount>& more,
 /// commits nothing of the batch. A condition over a column the rows do not have is kInvalidArgument
 /// naming the expectation.
 Result<change::ChangeBatch> ApplyExpectations(const FlowPlan& flow, change::ChangeBatch batch,
+                                              std::vector<ExpectationCount>* counts);
+
+/// The same for `expectations` declared by `dataset` (a view the flow reads through), on the
+/// rows that view yields.
+Result<change::ChangeBatch> ApplyExpectations(const FlowPlan& flow,
+                                              const std::vector<sql::Expectation>& expectations,
+                                              const std::string& dataset, change::ChangeBatch batch,
                                               std::vector<ExpectationCount>* counts);
 
 /// The event log's data-quality details of a batch, as Databricks' flow_progress event has them:

@@ -118,9 +118,22 @@ std::string TableIdOf(io::FileSystem& fs, const std::string& folder) {
   return snapshot.ok() ? (*snapshot)->metadata().id : "";
 }
 
-Result<change::ChangeBatch> Transform(const FlowPlan& flow, change::ChangeBatch rows) {
-  for (const sql::SelectQuery& q : flow.source.transforms) {
-    CDCLAKE_ASSIGN_OR_RETURN(rows, ApplySelect(q, std::move(rows)));
+// The flow's views and SELECT over `rows`; with `counts`, each view's expectations checked on
+// what it yields (without: only looking, as planning's check of the first rows does).
+Result<change::ChangeBatch> Transform(const FlowPlan& flow, change::ChangeBatch rows,
+                                      std::vector<ExpectationCount>* counts = nullptr,
+                                      int64_t* dropped = nullptr) {
+  const auto& transforms = flow.source.transforms;
+  for (size_t i = 0; i < transforms.size(); ++i) {
+    CDCLAKE_ASSIGN_OR_RETURN(rows, ApplySelect(transforms[i], std::move(rows)));
+    if (counts == nullptr) continue;
+    for (const SourcePlan::ViewExpectations& v : flow.source.view_expectations) {
+      if (v.after_transform != i) continue;
+      const size_t before = rows.rejected.size();
+      CDCLAKE_ASSIGN_OR_RETURN(
+          rows, ApplyExpectations(flow, v.expectations, v.view, std::move(rows), counts));
+      if (dropped != nullptr) *dropped += static_cast<int64_t>(rows.rejected.size() - before);
+    }
   }
   return rows;
 }
@@ -176,7 +189,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     change::ChangeBatch rows = std::move(input->rows);
     if (add_bronze_columns) rows = AddBronzeColumns(std::move(rows), NowMs(execution) * 1000);
     std::optional<change::SourcePosition> last = LastPosition(rows);
-    CDCLAKE_ASSIGN_OR_RETURN(rows, Transform(flow, std::move(rows)));
+    CDCLAKE_ASSIGN_OR_RETURN(rows, Transform(flow, std::move(rows), &report.expectations,
+                                             &report.dropped_by_expectations));
     if (flow.kind == FlowPlan::Kind::kIngest && flow.declared_schema) {
       CDCLAKE_ASSIGN_OR_RETURN(
           rows, ConformIngestRows(flow, std::move(rows), &undeclared_seen, &report.warnings));
@@ -186,7 +200,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       const size_t rejected_before = rows.rejected.size();
       CDCLAKE_ASSIGN_OR_RETURN(rows,
                                ApplyExpectations(flow, std::move(rows), &report.expectations));
-      report.dropped_by_expectations = static_cast<int64_t>(rows.rejected.size() - rejected_before);
+      report.dropped_by_expectations +=
+          static_cast<int64_t>(rows.rejected.size() - rejected_before);
     }
     json::Json position = input->end;
     std::vector<std::pair<std::string, int64_t>> source_txns;

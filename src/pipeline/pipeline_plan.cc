@@ -384,6 +384,10 @@ class Planner {
       source->streaming = source->streaming && ref.streaming;
       CDCLAKE_RETURN_IF_ERROR(Resolve(view->query.from, source, seen));
       source->transforms.push_back(view->query);
+      if (!view->expectations.empty()) {
+        source->view_expectations.push_back(
+            {source->transforms.size() - 1, view->name.ToString(), view->expectations});
+      }
       return Status::OK();
     }
     CDCLAKE_ASSIGN_OR_RETURN(std::string name, Canonical(ref.table, ref.position));

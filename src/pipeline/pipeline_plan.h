@@ -46,6 +46,13 @@ struct SourcePlan {
   /// SELECT transforms applied to the rows in this order (views' queries, then the streaming
   /// table's own AS SELECT); empty to pass rows as they are.
   std::vector<sql::SelectQuery> transforms;
+  /// Views' expectations, each checked on the rows the view's transform yields.
+  struct ViewExpectations {
+    size_t after_transform = 0;  // index into `transforms`
+    std::string view;            // the view's name, the dataset its counts are of
+    std::vector<sql::Expectation> expectations;
+  };
+  std::vector<ViewExpectations> view_expectations;
   /// Whether the source is read with STREAM(...) (a batch read of files re-reads every file).
   bool streaming = true;
 

@@ -134,6 +134,7 @@ struct CreateStreamingTable {
 struct CreateView {
   TableName name;
   bool or_replace = false;
+  std::vector<Expectation> expectations;  // (CONSTRAINT ... EXPECT ..., ...) after the name
   std::string comment;
   SelectQuery query;
 };

@@ -104,8 +104,10 @@ TEST(PipelineErrorsTest, NotSupportedTableClauses) {
             "line 1, column 26: LOCATION is not supported by cdclake");
   EXPECT_EQ(FirstLine("CREATE STREAMING TABLE t COMMENT 'a' COMMENT 'b'"),
             "line 1, column 38: COMMENT appears twice");
-  EXPECT_EQ(FirstLine("CREATE TEMPORARY VIEW v (CONSTRAINT c EXPECT (a > 0)) AS SELECT * FROM s"),
-            "line 1, column 26: CONSTRAINT ... EXPECT (expectations) is not supported by cdclake");
+  EXPECT_EQ(FirstLine("CREATE TEMPORARY VIEW v (CONSTRAINT c EXPECT (a > 0), a INT) AS SELECT "
+                      "* FROM s"),
+            "line 1, column 55: a column list on a view is not supported by cdclake; a view's "
+            "list holds expectations only");
 }
 
 TEST(PipelineErrorsTest, ColumnDefinitionErrorsPointIntoTheFile) {

@@ -425,10 +425,27 @@ class StatementParser {
     if (!ts_.AcceptKeyword("VIEW")) return ts_.Expected("VIEW");
     CDCLAKE_ASSIGN_OR_RETURN(view.name, ParseTableName(ts_, "the view name"));
     if (ts_.PeekOperator("(")) {
-      if (ts_.PeekKeyword("CONSTRAINT", 1)) {
-        return NotSupported(ts_, ts_.Peek(1), "CONSTRAINT ... EXPECT (expectations)");
+      if (!ts_.PeekKeyword("CONSTRAINT", 1)) {
+        return NotSupported(ts_, ts_.Peek(), "a column list on a view");
       }
-      return NotSupported(ts_, ts_.Peek(), "a column list on a view");
+      ts_.Next();  // (
+      while (true) {
+        if (!ts_.PeekKeyword("CONSTRAINT")) {
+          return NotSupported(ts_, ts_.Peek(), "a column list on a view",
+                              "a view's list holds expectations only");
+        }
+        CDCLAKE_ASSIGN_OR_RETURN(Expectation e, ParseExpectation());
+        for (const Expectation& before : view.expectations) {
+          if (ToLower(before.name) == ToLower(e.name)) {
+            return SyntaxError(ts_.source(), e.position.offset,
+                               "expectation '" + e.name + "' is defined twice for the view");
+          }
+        }
+        view.expectations.push_back(std::move(e));
+        if (ts_.AcceptOperator(",")) continue;
+        if (ts_.AcceptOperator(")")) break;
+        return ts_.Expected("',' or ')' after the expectation");
+      }
     }
     if (ts_.AcceptKeyword("COMMENT")) {
       CDCLAKE_ASSIGN_OR_RETURN(view.comment, ExpectString(ts_, "a string after COMMENT"));
