@@ -39,4 +39,26 @@ expect_in "$out" '"schema_changes":[{"action":"no longer sent","column":"name"'
 printf '{"id": 4, "seq": 4, "tier": "silver"}\n' > in/f4.jsonl
 out=$("$bin" run p.sql --warehouse lake 2>&1) || fail "fourth run: $out"
 expect_in "$out" "shop.bronze: schema change: column name of shop.bronze (string) is no longer in what the source sends"
+
+# cdclake.schemaPolicy = 'block' on the silver: a column the source adds stops its flow before
+# anything of the batch is committed, naming the column; bronze (evolve) takes it.
+rm -f in/*.jsonl
+printf '{"id": 1, "seq": 1, "name": "a"}\n' > in/f1.jsonl
+sed "s/CREATE OR REFRESH STREAMING TABLE shop.customers;/CREATE OR REFRESH STREAMING TABLE shop.customers TBLPROPERTIES ('cdclake.schemaPolicy' = 'block');/" \
+  p.sql > block.sql
+grep -q "schemaPolicy" block.sql || fail "the test's pipeline has no policy"
+out=$("$bin" run block.sql --warehouse lake_b 2>&1) || fail "first run with block: $out"
+before=$(ls lake_b/shop/customers/_delta_log | grep -c '\.json$')
+printf '{"id": 2, "seq": 2, "name": "b", "tier": "gold"}\n' > in/f2.jsonl
+rc=0
+out=$("$bin" run block.sql --warehouse lake_b 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || fail "a blocked schema change went through: $out"
+expect_in "$out" "cdclake.schemaPolicy = 'block' on shop.customers: the source's columns differ from the table's: column tier (string) is not in the table"
+expect_in "$out" "nothing of this batch is committed"
+expect_eq "$(ls lake_b/shop/customers/_delta_log | grep -c '\.json$')" "$before" "silver versions after the block: "
+expect_in "$("$bin" show lake_b/shop/bronze --format csv --columns tier)" "gold" "bronze (evolve) took the column: "
+sed "s/'block'/'sometimes'/" block.sql > odd.sql
+rc=0
+out=$("$bin" run odd.sql --warehouse lake_b 2>&1) || rc=$?
+expect_in "$out" "cdclake.schemaPolicy 'sometimes' is not one cdclake knows (evolve, block)"
 echo "ok: schema-change events"

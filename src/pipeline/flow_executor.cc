@@ -173,6 +173,20 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   CDCLAKE_ASSIGN_OR_RETURN(SchemaWatch schema_watch,
                            SchemaWatch::Open(fs, flow.target, flow.target_folder));
   std::string table_id = schema_watch.table_id();
+  // cdclake.schemaPolicy: 'evolve' (the default: the usual rules) or 'block'.
+  bool block_schema_changes = false;
+  if (auto policy = flow.table_properties.find("cdclake.schemaPolicy");
+      policy != flow.table_properties.end()) {
+    if (policy->second == "block") {
+      block_schema_changes = true;
+    } else if (policy->second != "evolve") {
+      return Status::InvalidArgument("table " + flow.target + ": cdclake.schemaPolicy '" +
+                                     policy->second + "' is not one cdclake knows (evolve, block)");
+    }
+  }
+  auto writes = [&](const std::string& name) {
+    return flow.kind == FlowPlan::Kind::kIngest || flow.flow.columns.Selects(name);
+  };
   // The position after the last batch when that batch changed nothing (no commit records it).
   std::optional<json::Json> unchanged_after;
   while (true) {
@@ -195,6 +209,9 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       CDCLAKE_ASSIGN_OR_RETURN(
           rows, ConformIngestRows(flow, std::move(rows), &undeclared_seen, &report.warnings));
       spec.schema = rows.rows.schema();  // the declared columns, as a new table gets them
+    }
+    if (block_schema_changes) {
+      CDCLAKE_RETURN_IF_ERROR(schema_watch.CheckBlocked(rows.rows.schema(), writes));
     }
     if (!flow.expectations.empty()) {
       const size_t rejected_before = rows.rejected.size();

@@ -47,6 +47,40 @@ Result<SchemaWatch> SchemaWatch::Open(const io::FileSystem& fs, std::string tabl
   return out;
 }
 
+Status SchemaWatch::CheckBlocked(const data::Schema& sent,
+                                 const std::function<bool(const std::string&)>& writes) const {
+  if (!known_) return Status::OK();
+  std::string differences;
+  auto add = [&](const std::string& text) {
+    differences += (differences.empty() ? "" : "; ") + text;
+  };
+  for (const data::Field& f : sent.fields()) {
+    if (!writes(f.name)) continue;
+    const data::Field* had = Find(*known_, f.name);
+    if (had == nullptr) {
+      add("column " + f.name + " (" + f.type->ToString() + ") is not in the table");
+    } else if (had->type->ToString() != f.type->ToString()) {
+      add("column " + f.name + " is " + f.type->ToString() + " in the source, " +
+          had->type->ToString() + " in the table");
+    }
+  }
+  for (const data::Field& f : known_->fields()) {
+    if (f.name == "__START_AT" || f.name == "__END_AT" || !writes(f.name) ||
+        Find(sent, f.name) != nullptr) {
+      continue;
+    }
+    add("column " + f.name + " (" + f.type->ToString() + ") is no longer sent");
+  }
+  if (differences.empty()) return Status::OK();
+  return Status::InvalidArgument(
+      "cdclake.schemaPolicy = 'block' on " + table_ +
+      ": the source's columns differ from the "
+      "table's: " +
+      differences +
+      "; nothing of this batch is committed (change the table, or set the policy to 'evolve', "
+      "to go on)");
+}
+
 Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem& fs,
                                                            const data::Schema& sent) {
   std::vector<SchemaChange> out;

@@ -2,6 +2,7 @@
 // widened) and what its source stopped sending, for the event log and the run's output.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -38,6 +39,14 @@ class SchemaWatch {
   /// or another type), and the target's columns `sent` lacks, each said once per run. The
   /// table's own columns (__START_AT, __END_AT) do not count as missing.
   Result<std::vector<SchemaChange>> AfterCommit(const io::FileSystem& fs, const data::Schema& sent);
+
+  /// cdclake.schemaPolicy = 'block': kInvalidArgument, before anything of the batch is
+  /// committed, when the columns the flow writes (`writes`: the flow's column selection)
+  /// differ from the target's: a column the target lacks, another type, or a target column
+  /// the batch does not have; the message names each column and both types. OK for a target
+  /// that does not exist yet.
+  Status CheckBlocked(const data::Schema& sent,
+                      const std::function<bool(const std::string&)>& writes) const;
 
   /// The target's Delta table id when Open found it (empty when it did not exist).
   const std::string& table_id() const { return table_id_; }
