@@ -59,7 +59,7 @@ Status SchemaWatch::CheckBlocked(const data::Schema& sent,
     const data::Field* had = Find(*known_, f.name);
     if (had == nullptr) {
       add("column " + f.name + " (" + f.type->ToString() + ") is not in the table");
-    } else if (had->type->ToString() != f.type->ToString()) {
+    } else if (!(*had->type == *f.type)) {
       add("column " + f.name + " is " + f.type->ToString() + " in the source, " +
           had->type->ToString() + " in the table");
     }
@@ -92,7 +92,7 @@ Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem&
   if (known_ && signature != checked_) {
     for (const data::Field& f : sent.fields()) {
       const data::Field* had = Find(*known_, f.name);
-      if (had == nullptr || had->type->ToString() != f.type->ToString()) differs = true;
+      if (had == nullptr || !(*had->type == *f.type)) differs = true;
     }
   }
   if (differs) {
@@ -103,7 +103,7 @@ Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem&
         const data::Field* had = Find(*known_, f.name);
         if (had == nullptr) {
           out.push_back({table_, f.name, "", f.type->ToString(), "added"});
-        } else if (had->type->ToString() != f.type->ToString()) {
+        } else if (!(*had->type == *f.type)) {
           out.push_back(
               {table_, f.name, had->type->ToString(), f.type->ToString(), "type changed"});
         }

@@ -19,8 +19,6 @@ namespace cdclake::sources::postgres {
 namespace {
 
 constexpr int kWaitMs = 200;
-constexpr int64_t kIdleEndMs = 5000;  // see Next: a server that has stopped short of stop_at_  // a
-                                      // quiet stream is asked where it is this often
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -151,8 +149,8 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(const PgTableSpec& sp
   // A run reads what was committed before it began (and what comes while it reads). Asked
   // first: a first run's copy holds the connection from the slot's checks on.
   CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql.Query("SELECT pg_current_wal_lsn()"));
-  CDCLAKE_ASSIGN_OR_RETURN(r.stop_at_, ParseLsn(FirstCell(now)));
-  if (spec.stop_at != 0) r.stop_at_ = spec.stop_at;
+  CDCLAKE_ASSIGN_OR_RETURN(Lsn stop_at, ParseLsn(FirstCell(now)));
+  r.end_.set_stop_at(spec.stop_at != 0 ? spec.stop_at : stop_at);
   CDCLAKE_RETURN_IF_ERROR(shared != nullptr ? r.CheckSharedSlot(resume) : r.CheckSlot(resume));
   if (spec.read_only && (!resume || shared != nullptr)) {
     return Status::InvalidArgument(
@@ -569,16 +567,8 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
   std::lock_guard<std::mutex> stream_lock(stream_mutex_);
   if (!stream_) CDCLAKE_RETURN_IF_ERROR(StartStreaming());
   const Lsn batch_start = last_end_;
-  PgBatch batch;
-  batch.end = PgPosition{system_id_, database_, spec_.slot, last_end_};
   const RelationInfo* known = assembler_.relation(catalog_.oid);
-  batch.rows.rows = data::RecordBatch(PgChangeSchema(known != nullptr ? *known : catalog_));
-  if (held_) {
-    PgTransaction t = std::move(*held_);
-    held_.reset();
-    CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(t), held_shape_, &batch));
-    (void)added;  // an empty batch takes any shape
-  }
+  CDCLAKE_ASSIGN_OR_RETURN(PgBatch batch, StartBatch(known != nullptr ? *known : catalog_));
   while (true) {
     if (confirmed_.load() != confirmed_sent_ ||
         NowMs() - last_status_ms_.load() >= spec_.status_interval_ms) {
@@ -595,15 +585,11 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
       CDCLAKE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder_.Decode(data->payload));
       CDCLAKE_ASSIGN_OR_RETURN(std::optional<PgTransaction> done,
                                assembler_.Add(message, data->data_start));
-      idle_at_ = 0;                                    // the server is sending
+      end_.Sending();
       if (!done || done->end_lsn <= start_) continue;  // not whole yet, or in the table already
       if (spec_.stop_at != 0 && done->end_lsn > spec_.stop_at) {
         // Past the barrier: everything up to it is read, nothing after it is handed out.
-        done_ = true;
-        last_end_ = std::max(last_end_, spec_.stop_at);
-        batch.end.lsn = last_end_;
-        if (batch.transactions == 0 && last_end_ == batch_start) return Out();
-        return Out(std::move(batch));
+        return EndReading(spec_.stop_at, batch_start, std::move(batch));
       }
       CDCLAKE_ASSIGN_OR_RETURN(
           bool added,
@@ -614,26 +600,34 @@ Result<std::optional<PgBatch>> PgTableReader::Next() {
     const auto& keepalive = std::get<Keepalive>(*frame);
     received_ = std::max(received_, keepalive.wal_end);
     if (keepalive.reply_requested) CDCLAKE_RETURN_IF_ERROR(SendStatus(false));
-    if (assembler_.in_transaction()) continue;
-    if (keepalive.wal_end < stop_at_) {
-      // Short of where the WAL was when the run began. A server with nothing more to send for
-      // a while (its WAL ended there after all, as a position may point past a page header)
-      // has sent everything there is.
-      if (keepalive.wal_end != idle_at_) {
-        idle_at_ = keepalive.wal_end;
-        idle_since_ms_ = NowMs();
-      }
-      if (NowMs() - idle_since_ms_ < kIdleEndMs) continue;
-    }
+    if (assembler_.in_transaction() || !end_.Reached(keepalive.wal_end)) continue;
     // Every transaction committed before the keepalive's position was sent before it, so the
     // WAL up to it is read: it is the position, even where nothing of the table was in it
     // (so the slot does not hold WAL for other tables and databases).
-    done_ = true;
-    last_end_ = std::max(last_end_, spec_.stop_at != 0 ? spec_.stop_at : keepalive.wal_end);
-    batch.end.lsn = last_end_;
-    if (batch.transactions == 0 && last_end_ == batch_start) return Out();
-    return Out(std::move(batch));
+    return EndReading(spec_.stop_at != 0 ? spec_.stop_at : keepalive.wal_end, batch_start,
+                      std::move(batch));
   }
+}
+
+Result<PgBatch> PgTableReader::StartBatch(const RelationInfo& shape) {
+  PgBatch batch;
+  batch.end = PgPosition{system_id_, database_, spec_.slot, last_end_};
+  batch.rows.rows = data::RecordBatch(PgChangeSchema(shape));
+  if (held_) {
+    PgTransaction t = std::move(*held_);
+    held_.reset();
+    CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(t), held_shape_, &batch));
+    (void)added;  // an empty batch takes any shape
+  }
+  return batch;
+}
+
+std::optional<PgBatch> PgTableReader::EndReading(Lsn end, Lsn batch_start, PgBatch batch) {
+  done_ = true;
+  last_end_ = std::max(last_end_, end);
+  batch.end.lsn = last_end_;
+  if (batch.transactions == 0 && last_end_ == batch_start) return std::nullopt;
+  return batch;
 }
 
 Result<std::optional<PgBatch>> PgTableReader::NextShared() {
@@ -642,15 +636,7 @@ Result<std::optional<PgBatch>> PgTableReader::NextShared() {
   CDCLAKE_RETURN_IF_ERROR(shared_->Read());
   const std::vector<TablePart>& parts = shared_->PartsOf(catalog_.oid);
   const Lsn batch_start = last_end_;
-  PgBatch batch;
-  batch.end = PgPosition{system_id_, database_, spec_.slot, last_end_};
-  batch.rows.rows = data::RecordBatch(PgChangeSchema(catalog_));
-  if (held_) {
-    PgTransaction t = std::move(*held_);
-    held_.reset();
-    CDCLAKE_ASSIGN_OR_RETURN(bool added, AddTransaction(std::move(t), held_shape_, &batch));
-    (void)added;  // an empty batch takes any shape
-  }
+  CDCLAKE_ASSIGN_OR_RETURN(PgBatch batch, StartBatch(catalog_));
   while (next_part_ < parts.size()) {
     const TablePart& part = parts[next_part_++];
     if (part.transaction.end_lsn <= start_) continue;  // in the table already
@@ -660,11 +646,7 @@ Result<std::optional<PgBatch>> PgTableReader::NextShared() {
   }
   // Every transaction up to the end of what the pass read is in: that is the position, even
   // where none of it was this table's.
-  done_ = true;
-  last_end_ = std::max(last_end_, shared_->end());
-  batch.end.lsn = last_end_;
-  if (batch.transactions == 0 && last_end_ == batch_start) return Out();
-  return Out(std::move(batch));
+  return EndReading(shared_->end(), batch_start, std::move(batch));
 }
 
 }  // namespace cdclake::sources::postgres

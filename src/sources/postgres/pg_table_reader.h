@@ -20,6 +20,7 @@
 #include "sources/postgres/pg_copy.h"
 #include "sources/postgres/pgoutput_decoder.h"
 #include "sources/postgres/pgoutput_message.h"
+#include "sources/postgres/stream_end.h"
 #include "sources/postgres/transaction_assembler.h"
 
 namespace cdclake::sources::postgres {
@@ -125,6 +126,11 @@ class PgTableReader {
   // A slot's checks against the position the table recorded: the start of the stream then.
   Status CheckResume(const PgRows& slot, const PgPosition& resume);
   Result<std::optional<PgBatch>> NextShared();
+  // A batch starting at the last position, with a transaction held back from the last one.
+  Result<PgBatch> StartBatch(const RelationInfo& shape);
+  // Reading ends at `end`: it becomes the position (also where nothing of the table was in the
+  // WAL up to it). The batch, or nullopt when it holds nothing and the position did not move.
+  std::optional<PgBatch> EndReading(Lsn end, Lsn batch_start, PgBatch batch);
   // Stops the heartbeat, sends the last status and ends the stream; nothing when done already.
   void Close();
   Status BeginSnapshot();
@@ -162,13 +168,11 @@ class PgTableReader {
   std::unique_ptr<PgCopyOut> copy_;  // the table's rows, in the copy's snapshot
   // The copy's next row, read to know whether a batch ends it (valid until copy_->Next).
   const std::vector<const std::string*>* peeked_ = nullptr;
-  Lsn start_ = 0;           // transactions ending at or before it are in the table already
-  Lsn stop_at_ = 0;         // the WAL position when the reader opened: a run reads up to it
+  Lsn start_ = 0;  // transactions ending at or before it are in the table already
+  StreamEnd end_;  // stop_at: the WAL position when the reader opened (a run reads up to it)
   Lsn slot_confirmed_ = 0;  // the slot's confirmed position when the reader opened
   Lsn received_ = 0;
   Lsn last_end_ = 0;  // the end of the last transaction (or idle WAL) handed out
-  Lsn idle_at_ = 0;   // the server's position while it sends nothing but keepalives
-  int64_t idle_since_ms_ = 0;
   std::atomic<Lsn> confirmed_{0};
   std::atomic<Lsn> confirmed_sent_{0};
   std::atomic<int64_t> last_status_ms_{0};

@@ -10,12 +10,12 @@
 #include "sources/postgres/pg_connection.h"
 #include "sources/postgres/pgoutput_decoder.h"
 #include "sources/postgres/replication_stream.h"
+#include "sources/postgres/stream_end.h"
 
 namespace cdclake::sources::postgres {
 namespace {
 
 constexpr int kWaitMs = 200;
-constexpr int64_t kIdleEndMs = 5000;  // as PgTableReader: a server stopped short of the end
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -129,7 +129,8 @@ Status SharedSlot::ReadStream() {
   CDCLAKE_ASSIGN_OR_RETURN(const Lsn confirmed, ParseLsn(FirstCell(slot, 0)));
   CDCLAKE_ASSIGN_OR_RETURN(stop_at_, ParseLsn(FirstCell(slot, 1)));
   if (spec_.stop_at != 0) stop_at_ = spec_.stop_at;
-  const Lsn stop_at = stop_at_;
+  StreamEnd stream_end;
+  stream_end.set_stop_at(stop_at_);
   end_ = confirmed;
 
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> replication,
@@ -144,8 +145,6 @@ Status SharedSlot::ReadStream() {
   PgOutputDecoder decoder;
   TransactionAssembler assembler;
   Lsn received = confirmed;
-  Lsn idle_at = 0;
-  int64_t idle_since_ms = 0;
   int64_t last_status_ms = NowMs();
   int64_t held = 0;
   // Nothing read here is durable yet: the slot hears its own confirmed position back.
@@ -167,7 +166,7 @@ Status SharedSlot::ReadStream() {
       CDCLAKE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder.Decode(data->payload));
       CDCLAKE_ASSIGN_OR_RETURN(std::optional<PgTransaction> done,
                                assembler.Add(message, data->data_start));
-      idle_at = 0;
+      stream_end.Sending();
       if (!done || done->end_lsn <= confirmed) continue;
       const Lsn done_end = done->end_lsn;
       held += Split(std::move(*done), assembler, &parts_);
@@ -181,14 +180,7 @@ Status SharedSlot::ReadStream() {
     const auto& keepalive = std::get<Keepalive>(*frame);
     received = std::max(received, keepalive.wal_end);
     if (keepalive.reply_requested) CDCLAKE_RETURN_IF_ERROR(status(false));
-    if (assembler.in_transaction()) continue;
-    if (keepalive.wal_end < stop_at) {
-      if (keepalive.wal_end != idle_at) {
-        idle_at = keepalive.wal_end;
-        idle_since_ms = NowMs();
-      }
-      if (NowMs() - idle_since_ms < kIdleEndMs) continue;
-    }
+    if (assembler.in_transaction() || !stream_end.Reached(keepalive.wal_end)) continue;
     // Everything committed before the keepalive's position was sent before it.
     end_ = std::max(end_, keepalive.wal_end);
     break;
