@@ -264,9 +264,10 @@ TEST_F(RocksKeyIndexTest, DataSurvivesReopen) {
   EXPECT_EQ(n, 999u);
 }
 
-// A write of 200,000 entries or more goes in as an ingested table file when the index runs
+// A write of 16,384 entries or more goes in as an ingested table file when the index runs
 // without RocksDB's log (the engine's case): the same result as the memory index's, whatever
-// mix of new keys, overwrites, repeated puts and deletes it holds, and it survives a reopen.
+// mix of new keys, overwrites, repeated puts and deletes it holds, a second ingested file over
+// the first included, and it survives a reopen.
 TEST_F(RocksKeyIndexTest, LargeWriteIngestedEqualsTheMemoryIndex) {
   auto memory = NewMemoryKeyIndex();
   auto all = [](KeyIndex& index) {
@@ -298,11 +299,22 @@ TEST_F(RocksKeyIndexTest, LargeWriteIngestedEqualsTheMemoryIndex) {
     Status s = rocks->Write(large);
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_TRUE(memory->Write(large).ok());
+    IndexWriteBatch again;  // ingested over the first file: overwrites, a delete, new keys
+    for (int i = 0; i < 20000; ++i) again.puts.emplace_back("k" + std::to_string(i * 7), "again");
+    again.puts.emplace_back("k900000", "new");
+    again.deletes = {"k21"};
+    ASSERT_GE(again.puts.size() + again.deletes.size(), 16384u);
+    ASSERT_TRUE(rocks->Write(again).ok());
+    ASSERT_TRUE(memory->Write(again).ok());
     expected = all(*memory);
+    EXPECT_EQ(expected.at("k14"), "again");
+    EXPECT_EQ(expected.at("k900000"), "new");
+    EXPECT_EQ(expected.count("k21"), 0u);
     EXPECT_EQ(expected.count("k3"), 0u);
     EXPECT_EQ(expected.count("k250001"), 0u);
     EXPECT_EQ(expected.at("k17"), "repeated");
-    EXPECT_EQ(expected.size(), 250000u - 1);  // k1..k250000 without k3; k0 deleted
+    // k1..k250000 without k3 and k21, k0 put again (it is a multiple of 7), k900000 new
+    EXPECT_EQ(expected.size(), 250000u - 2 + 2);
     EXPECT_EQ(all(*rocks), expected);
     EXPECT_FALSE(Exists(path_ + "/cdclake-ingest.sst"));
   }

@@ -26,10 +26,10 @@ constexpr int kCacheShardBits = 2;  // 4 block-cache shards (MakeOptions says wh
 // MultiGet hands RocksDB this many keys at a time, so that the blocks pinned for one call's
 // values stay a small part of the cache.
 constexpr size_t kMultiGetChunk = 1024;
-// A write of this many entries or more (a load, a snapshot) goes in as one sorted table file
+// A write of this many entries or more (a batch, a load, a snapshot) goes in as one sorted table file
 // ingested into the database, not through the memtable: no memtable inserts, no flushes, and
 // into an empty index no compaction later (docs/apply.md, "The key index and its durable form").
-constexpr size_t kIngestFrom = 200000;
+constexpr size_t kIngestFrom = 16384;
 constexpr const char* kIngestFile = "cdclake-ingest.sst";
 
 // Our Status for a failed RocksDB call: "rocksdb <what> <path>: <rocksdb message>".
