@@ -60,5 +60,5 @@ expect_in "$("$bin" show lake_b/shop/bronze --format csv --columns tier)" "gold"
 sed "s/'block'/'sometimes'/" block.sql > odd.sql
 rc=0
 out=$("$bin" run odd.sql --warehouse lake_b 2>&1) || rc=$?
-expect_in "$out" "cdclake.schemaPolicy 'sometimes' is not one cdclake knows (evolve, block)"
+expect_in "$out" "cdclake.schemaPolicy 'sometimes' is not one cdclake knows (evolve, block, quarantine)"
 echo "ok: schema-change events"

@@ -6,12 +6,14 @@
 #include "apply/target_layout.h"
 #include "data/expression.h"
 #include "data/value_format.h"
+#include "json/json.h"
 
 namespace cdclake::apply {
 namespace {
 
 // Row `r` of `batch` as a rejected record with `reason` (its raw text when the source kept it).
-change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std::string reason) {
+change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std::string reason,
+                                std::string misfit_column = {}) {
   change::RejectedRecord record;
   if (static_cast<size_t>(r) < batch.raw.size() && !batch.raw[r].empty()) {
     record.raw = batch.raw[r];
@@ -20,6 +22,7 @@ change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std
   }
   if (static_cast<size_t>(r) < batch.positions.size()) record.position = batch.positions[r];
   record.reason = std::move(reason);
+  record.misfit_column = std::move(misfit_column);
   return record;
 }
 
@@ -44,7 +47,8 @@ bool IsHistoryBound(const std::string& name) {
 
 Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
                                               const data::Schema& declared, bool keep_undeclared,
-                                              ConformReport* report) {
+                                              ConformReport* report,
+                                              const std::string& rescue_column) {
   const data::Schema& source = batch.rows.schema();
   const int64_t n = batch.rows.num_rows();
   for (const data::Field& f : source.fields()) {
@@ -57,6 +61,11 @@ Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
   std::vector<data::Column> columns;
   std::vector<std::vector<uint8_t>> unchanged;
   std::vector<std::string> reasons;
+  std::vector<std::string> misfits;  // the column each reason is about
+  // With a rescue column: per row, the values that did not cast (column -> value).
+  const bool rescue = !rescue_column.empty() && source.FieldIndex(rescue_column) >= 0 &&
+                      declared.FieldIndex(rescue_column) >= 0;
+  std::vector<json::Json> rescued;
   auto keep_source = [&](size_t c) {
     fields.push_back(source.field(c));
     columns.push_back(batch.rows.column(c));
@@ -86,12 +95,21 @@ Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
       }
       cast = std::move(*converted);
       if (cast.null_count() > have.null_count()) {
-        if (reasons.empty()) reasons.resize(static_cast<size_t>(n));
+        if (reasons.empty()) {
+          reasons.resize(static_cast<size_t>(n));
+          misfits.resize(static_cast<size_t>(n));
+        }
         for (int64_t r = 0; r < n; ++r) {
           if (have.IsNull(r) || cast.IsValid(r) || !reasons[r].empty()) continue;
           std::string value = data::FormatValueText(have.GetValue(r), *have.type());
+          if (rescue) {
+            if (rescued.empty()) rescued.resize(static_cast<size_t>(n));
+            rescued[static_cast<size_t>(r)][d.name] = std::move(value);
+            continue;
+          }
           reasons[r] = "column '" + d.name + "': value '" + value + "' cannot be cast to " +
                        d.type->ToString();
+          misfits[r] = d.name;
         }
       }
     }
@@ -103,6 +121,33 @@ Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
     fields.push_back({d.name, d.type, d.nullable});
     columns.push_back(std::move(cast));
     if (!batch.unchanged.empty()) unchanged.push_back(batch.unchanged[static_cast<size_t>(s)]);
+  }
+  if (!rescued.empty()) {
+    // The rescue column again, each row's values merged into what it held.
+    for (size_t c = 0; c < fields.size(); ++c) {
+      if (fields[c].name != rescue_column) continue;
+      data::Column merged(fields[c].type);
+      for (int64_t r = 0; r < n; ++r) {
+        json::Json& more = rescued[static_cast<size_t>(r)];
+        if (more.is_null()) {
+          merged.AppendFrom(columns[c], r);
+          continue;
+        }
+        json::Json all = json::Json::object();
+        if (columns[c].IsValid(r)) {
+          auto had = json::Parse(columns[c].StringAt(r));
+          if (had.ok() && had->is_object()) all = std::move(*had);
+        }
+        for (auto& [key, value] : more.items()) all[key] = value;
+        const auto row = static_cast<size_t>(r);
+        if (!all.contains("_file_path") && row < batch.positions.size() &&
+            !batch.positions[row].file.empty()) {
+          all["_file_path"] = batch.positions[row].file;
+        }
+        merged.AppendBytes(json::Dump(all));
+      }
+      columns[c] = std::move(merged);
+    }
   }
   data::RecordBatch original = std::move(batch.rows);
   batch.rows = data::RecordBatch(data::Schema(std::move(fields)), std::move(columns));
@@ -117,7 +162,7 @@ Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
       if (reasons[r].empty()) {
         keep.push_back(r);
       } else {
-        batch.rejected.push_back(Rejected(batch, r, std::move(reasons[r])));
+        batch.rejected.push_back(Rejected(batch, r, std::move(reasons[r]), std::move(misfits[r])));
       }
     }
     batch.rows = std::move(conformed);

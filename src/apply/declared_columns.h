@@ -28,10 +28,13 @@ struct ConformReport {
 /// `keep_undeclared`, source columns the declaration lacks stay (AUTO CDC conditions and
 /// sequences read them); without it they are dropped and the columns are laid out as declared.
 /// NOT NULL is not checked here (see NotNullViolation). kInvalidArgument naming the column
-/// when a source column's type has no CAST to the declared one.
+/// when a source column's type has no CAST to the declared one. With `rescue_column` (a STRING
+/// column of the batch and of `declared`), a value that does not cast is kept there instead
+/// (a JSON object of column -> value, merged with what the reader rescued) and the row stays.
 Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
                                               const data::Schema& declared, bool keep_undeclared,
-                                              ConformReport* report);
+                                              ConformReport* report,
+                                              const std::string& rescue_column = {});
 
 /// For each row of `rows`, the reason it breaks a NOT NULL declaration ("" when it does not);
 /// empty when no row does. Columns are found by name; a declared column `rows` lacks is NULL.

@@ -24,6 +24,9 @@ struct RejectedRecord {
   std::string raw;
   SourcePosition position;
   std::string reason;
+  /// The column whose value did not fit its type, when that is why the record was rejected
+  /// (a schema policy counts these, or stops on them); empty otherwise.
+  std::string misfit_column = {};
 };
 
 /// A batch of decoded change rows. `rows` holds the source's columns (keys, sequence, values,

@@ -17,7 +17,8 @@ class FileBatchSource : public BatchSource {
   FileBatchSource(io::FileSystem& fs, RunFiles run, ResumePoint resume,
                   std::vector<data::Field> known, int64_t batch_rows, bool keep_row_text,
                   std::vector<std::string> sequence_columns,
-                  std::vector<std::string> required_columns, bool peek)
+                  std::vector<std::string> required_columns, std::string rescued_data_column,
+                  bool peek)
       : fs_(fs),
         run_(std::move(run)),
         resume_(std::move(resume)),
@@ -27,6 +28,7 @@ class FileBatchSource : public BatchSource {
         keep_row_text_(keep_row_text),
         sequence_columns_(std::move(sequence_columns)),
         required_columns_(std::move(required_columns)),
+        rescued_data_column_(std::move(rescued_data_column)),
         peek_(peek) {}
 
   std::string StartText() const override {
@@ -111,6 +113,7 @@ class FileBatchSource : public BatchSource {
     options.keep_row_text = keep_row_text_;
     options.sequence_columns = sequence_columns_;
     options.required_columns = required_columns_;
+    options.rescued_data_column = rescued_data_column_;
     options.unterminated_last = file.unterminated_last;
     auto source = sources::OpenChangeSource(fs_, file.path, file.format, options);
     if (!source.ok()) return InFile(source.status(), file.path);
@@ -131,6 +134,7 @@ class FileBatchSource : public BatchSource {
   bool keep_row_text_;
   std::vector<std::string> sequence_columns_;  // the AUTO CDC flow's SEQUENCE BY columns
   std::vector<std::string> required_columns_;  // SourcePlan::options.required_columns
+  std::string rescued_data_column_;            // SourcePlan::options.rescued_data_column
   bool peek_;                                  // FileSourceTarget::peek
   std::optional<OpenFile> current_;
   PendingRows pending_;
@@ -172,7 +176,7 @@ Result<std::unique_ptr<BatchSource>> OpenFileSource(io::FileSystem& fs, const So
       fs, std::move(run), std::move(resume), std::move(known), batch_rows,
       /*keep_row_text=*/cdc_flow != nullptr,
       cdc_flow != nullptr ? cdc_flow->sequence_by : std::vector<std::string>(),
-      source.options.required_columns, target.peek));
+      source.options.required_columns, source.options.rescued_data_column, target.peek));
 }
 
 }  // namespace cdclake::pipeline

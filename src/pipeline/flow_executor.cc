@@ -16,6 +16,7 @@
 #include "pipeline/bronze_columns.h"
 #include "pipeline/flow_checkpoint.h"
 #include "pipeline/flow_position.h"
+#include "pipeline/schema_policy.h"
 #include "pipeline/select_transform.h"
 #include "pipeline/snapshot_flow.h"
 
@@ -86,8 +87,13 @@ Result<change::ChangeBatch> ConformIngestRows(const FlowPlan& flow, change::Chan
                                               std::vector<std::string>* warnings) {
   // The columns cdclake adds to file rows stay (downstream flows read positions from them).
   std::vector<data::Field> fields = flow.declared_schema->fields();
-  for (const char* name :
-       {kSourceFileColumn, kSourceOffsetColumn, kIngestedAtColumn, kUnchangedColumnsColumn}) {
+  // So does the rescued-data column (read_files' rescuedDataColumn), which also takes the
+  // values that do not cast to their declared types.
+  const std::string& rescue = flow.source.options.rescued_data_column;
+  for (const std::string& name :
+       {std::string(kSourceFileColumn), std::string(kSourceOffsetColumn),
+        std::string(kIngestedAtColumn), std::string(kUnchangedColumnsColumn), rescue}) {
+    if (name.empty()) continue;
     int at = rows.rows.schema().FieldIndex(name);
     if (at >= 0 && flow.declared_schema->FieldIndex(name) < 0) {
       fields.push_back(rows.rows.schema().field(static_cast<size_t>(at)));
@@ -95,8 +101,9 @@ Result<change::ChangeBatch> ConformIngestRows(const FlowPlan& flow, change::Chan
   }
   const data::Schema declared(std::move(fields));
   apply::ConformReport report;
-  CDCLAKE_ASSIGN_OR_RETURN(rows, apply::ConformToDeclared(std::move(rows), declared,
-                                                          /*keep_undeclared=*/false, &report));
+  CDCLAKE_ASSIGN_OR_RETURN(rows,
+                           apply::ConformToDeclared(std::move(rows), declared,
+                                                    /*keep_undeclared=*/false, &report, rescue));
   apply::RejectNotNullViolations(declared, &rows);
   std::string names;
   for (const std::string& name : report.undeclared) {
@@ -173,17 +180,13 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   CDCLAKE_ASSIGN_OR_RETURN(SchemaWatch schema_watch,
                            SchemaWatch::Open(fs, flow.target, flow.target_folder));
   std::string table_id = schema_watch.table_id();
-  // cdclake.schemaPolicy: 'evolve' (the default: the usual rules) or 'block'.
-  bool block_schema_changes = false;
-  if (auto policy = flow.table_properties.find("cdclake.schemaPolicy");
-      policy != flow.table_properties.end()) {
-    if (policy->second == "block") {
-      block_schema_changes = true;
-    } else if (policy->second != "evolve") {
-      return Status::InvalidArgument("table " + flow.target + ": cdclake.schemaPolicy '" +
-                                     policy->second + "' is not one cdclake knows (evolve, block)");
-    }
+  // cdclake.schemaPolicy: 'evolve' (the default: the usual rules), 'block' or 'quarantine'.
+  std::optional<std::string> policy_value;
+  if (auto p = flow.table_properties.find("cdclake.schemaPolicy");
+      p != flow.table_properties.end()) {
+    policy_value = p->second;
   }
+  CDCLAKE_ASSIGN_OR_RETURN(const SchemaPolicy policy, ParseSchemaPolicy(flow.target, policy_value));
   auto writes = [&](const std::string& name) {
     return flow.kind == FlowPlan::Kind::kIngest || flow.flow.columns.Selects(name);
   };
@@ -210,9 +213,18 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
           rows, ConformIngestRows(flow, std::move(rows), &undeclared_seen, &report.warnings));
       spec.schema = rows.rows.schema();  // the declared columns, as a new table gets them
     }
-    if (block_schema_changes) {
-      CDCLAKE_RETURN_IF_ERROR(schema_watch.CheckBlocked(rows.rows.schema(), writes));
+    if (policy == SchemaPolicy::kBlock) {
+      CDCLAKE_RETURN_IF_ERROR(
+          schema_watch.CheckBlocked(rows.rows.schema(), writes, &outcome->blocked));
+      CDCLAKE_RETURN_IF_ERROR(
+          CheckNoMisfits(rows, flow.target, schema_watch.known(), &outcome->blocked));
+    } else if (policy == SchemaPolicy::kQuarantine && schema_watch.known()) {
+      CDCLAKE_ASSIGN_OR_RETURN(
+          rows, QuarantineMisfits(std::move(rows), *schema_watch.known(), writes, flow.target));
     }
+    // Rows set aside because a value did not fit: said as refused changes once committed.
+    std::vector<SchemaChange> refused =
+        RefusedChanges(rows, quarantined_before, flow.target, schema_watch.known());
     if (!flow.expectations.empty()) {
       const size_t rejected_before = rows.rejected.size();
       CDCLAKE_ASSIGN_OR_RETURN(rows,
@@ -298,6 +310,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       CDCLAKE_ASSIGN_OR_RETURN(report.schema_changes,
                                schema_watch.AfterCommit(fs, rows.rows.schema()));
     }
+    for (SchemaChange& r : refused) report.schema_changes.push_back(std::move(r));
     if (table_id.empty() && report.table_version) table_id = TableIdOf(fs, flow.target_folder);
     report.table_id = table_id;
     if (input->end.is_object() && input->end.contains("tableId") &&
@@ -388,7 +401,7 @@ Result<std::optional<change::ChangeBatch>> PeekSource(io::FileSystem& fs, const 
     } else {
       CDCLAKE_ASSIGN_OR_RETURN(
           source, OpenTableSource(fs, flow.source.table, flow.source.table_folder, json::Json(),
-                                  kPeekRows));
+                                  kPeekRows, flow.source.skip_change_commits));
     }
   } else {
     FileSourceTarget target{flow.target_folder, QuarantineFolder(flow), flow.name, flow.target};
@@ -474,9 +487,10 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
       return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
                            false, outcome);
     }
-    CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
-                             OpenTableSource(fs, flow.source.table, flow.source.table_folder,
-                                             position, execution.batch_rows));
+    CDCLAKE_ASSIGN_OR_RETURN(
+        std::unique_ptr<BatchSource> source,
+        OpenTableSource(fs, flow.source.table, flow.source.table_folder, position,
+                        execution.batch_rows, flow.source.skip_change_commits));
     return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
                          false, outcome);
   }

@@ -77,6 +77,8 @@ struct FlowOutcome {
   std::string source_lag;
   /// Every batch's expectation counts, summed.
   std::vector<ExpectationCount> expectations;
+  /// What cdclake.schemaPolicy = 'block' stopped the flow for (action "blocked"), one per column.
+  std::vector<SchemaChange> blocked;
 };
 
 /// What the first batch of an AUTO CDC flow whose target does not exist yet would refuse

@@ -195,10 +195,22 @@ class Planner {
         } else {
           return ErrorAt(arg.position, "read_files fileFormat must be 'csv' or 'json'");
         }
+      } else if (key == "rescueddatacolumn") {
+        if (source->format != sources::SourceFormat::kCsv &&
+            source->format != sources::SourceFormat::kJsonLines) {
+          return ErrorAt(arg.position,
+                         "read_files rescuedDataColumn is for format 'csv' and 'json' files");
+        }
+        if (arg.value.empty()) {
+          return ErrorAt(arg.position,
+                         "read_files rescuedDataColumn names a column: give it a "
+                         "name, such as '_rescued_data'");
+        }
+        source->options.rescued_data_column = arg.value;
       } else {
         return ErrorAt(arg.position, "read_files option '" + arg.name +
                                          "' is not supported by cdclake (supported: format, "
-                                         "schema, schemaHints, fileFormat)");
+                                         "schema, schemaHints, fileFormat, rescuedDataColumn)");
       }
     }
     return Status::OK();
@@ -394,6 +406,7 @@ class Planner {
     source->kind = SourcePlan::Kind::kTable;
     source->table = name;
     source->streaming = source->streaming && ref.streaming;
+    source->skip_change_commits = ref.skip_change_commits;
     auto folder = warehouse_.TableFolder(ref.table.ToString());
     if (!folder.ok()) return ErrorAt(ref.position, folder.status().message());
     source->table_folder = *folder;
@@ -560,7 +573,10 @@ class Planner {
   // update or delete (a table read as a stream may only be appended to; table_stream.h).
   Status CheckTableReads() const {
     for (const FlowPlan& f : plan_.flows) {
-      if (f.source.kind != SourcePlan::Kind::kTable || f.source.changes) continue;
+      if (f.source.kind != SourcePlan::Kind::kTable || f.source.changes ||
+          f.source.skip_change_commits) {
+        continue;
+      }
       for (const FlowPlan& w : plan_.flows) {
         if (w.target != f.source.table || w.kind == FlowPlan::Kind::kIngest) continue;
         return ErrorAt(f.position,
@@ -570,7 +586,10 @@ class Planner {
                            "), which updates and deletes its rows; a table read as a stream may "
                            "only be appended to: read what changed in it with STREAM("
                            "table_changes('" +
-                           f.source.table + "', 0)), or the upstream streaming table");
+                           f.source.table +
+                           "', 0)), or the upstream streaming table, or pass over its changes "
+                           "with STREAM(" +
+                           f.source.table + ") WITH ('skipChangeCommits' = 'true')");
       }
     }
     return Status::OK();

@@ -37,6 +37,9 @@ struct SourcePlan {
   /// _change_type, _commit_version, _commit_timestamp), from `changes_from` (a version) or the
   /// first version committed at or after `changes_from_ms` on the first run.
   bool changes = false;
+  /// kTable read with STREAM(t) WITH ('skipChangeCommits' = 'true'): commits that removed or
+  /// rewrote rows are passed over (their appended rows too), as Delta's option does.
+  bool skip_change_commits = false;
   int64_t changes_from = 0;
   std::optional<int64_t> changes_from_ms;
   // kPostgres: read_postgres(connection => ..., publication => ..., slot => ..., table => ...).

@@ -233,6 +233,13 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
         failed.status = "failed";
         failed.message = status.ToString();
         entries.push_back(failed);
+        for (const SchemaChange& change : outcome.blocked) {
+          EventLogEntry e = failed;
+          e.event_type = "schema_change";
+          e.message = change.Text();
+          e.details = json::Dump(change.ToJson());
+          entries.push_back(std::move(e));
+        }
       }
       logged_flows.push_back(i);
       if (!status.ok()) {

@@ -20,6 +20,30 @@ std::string SchemaChange::Text() const {
     return "column " + column + " of " + table + " (" + old_type +
            ") is no longer in what the source sends: its rows get NULL there";
   }
+  if (action == "blocked") {
+    const std::string by = ": blocked by cdclake.schemaPolicy = 'block'";
+    if (old_type.empty()) return "column " + column + " (" + new_type + ") is not in " + table + by;
+    if (rows > 0) {
+      return "column " + column + " of " + table + " (" + old_type + "): " + std::to_string(rows) +
+             (rows == 1 ? " row holds a value that does not fit it"
+                        : " rows hold values that do not fit it") +
+             by;
+    }
+    if (new_type.empty()) {
+      return "column " + column + " of " + table + " (" + old_type + ") is no longer sent" + by;
+    }
+    return "column " + column + " of " + table + " is " + old_type + ", the source sends " +
+           new_type + by;
+  }
+  if (action == "refused") {
+    const std::string n = std::to_string(rows) + (rows == 1 ? " row" : " rows");
+    if (old_type.empty()) {
+      return "column " + column + " refused by " + table + ", which does not have it: " + n +
+             " quarantined";
+    }
+    return "column " + column + " of " + table + " (" + old_type +
+           "): values that do not fit it refused: " + n + " quarantined";
+  }
   return "column " + column + " of " + table + " changed from " + old_type + " to " + new_type;
 }
 
@@ -30,6 +54,7 @@ json::Json SchemaChange::ToJson() const {
   out["old_type"] = old_type.empty() ? json::Json() : json::Json(old_type);
   out["new_type"] = new_type.empty() ? json::Json() : json::Json(new_type);
   out["action"] = action;
+  if (action == "refused" || (action == "blocked" && rows > 0)) out["rows"] = rows;
   return out;
 }
 
@@ -48,7 +73,8 @@ Result<SchemaWatch> SchemaWatch::Open(const io::FileSystem& fs, std::string tabl
 }
 
 Status SchemaWatch::CheckBlocked(const data::Schema& sent,
-                                 const std::function<bool(const std::string&)>& writes) const {
+                                 const std::function<bool(const std::string&)>& writes,
+                                 std::vector<SchemaChange>* blocked) const {
   if (!known_) return Status::OK();
   std::string differences;
   auto add = [&](const std::string& text) {
@@ -59,9 +85,11 @@ Status SchemaWatch::CheckBlocked(const data::Schema& sent,
     const data::Field* had = Find(*known_, f.name);
     if (had == nullptr) {
       add("column " + f.name + " (" + f.type->ToString() + ") is not in the table");
+      blocked->push_back({table_, f.name, "", f.type->ToString(), "blocked"});
     } else if (!(*had->type == *f.type)) {
       add("column " + f.name + " is " + f.type->ToString() + " in the source, " +
           had->type->ToString() + " in the table");
+      blocked->push_back({table_, f.name, had->type->ToString(), f.type->ToString(), "blocked"});
     }
   }
   for (const data::Field& f : known_->fields()) {
@@ -70,6 +98,7 @@ Status SchemaWatch::CheckBlocked(const data::Schema& sent,
       continue;
     }
     add("column " + f.name + " (" + f.type->ToString() + ") is no longer sent");
+    blocked->push_back({table_, f.name, f.type->ToString(), "", "blocked"});
   }
   if (differences.empty()) return Status::OK();
   return Status::InvalidArgument(

@@ -2,6 +2,7 @@
 // widened) and what its source stopped sending, for the event log and the run's output.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <set>
@@ -20,7 +21,8 @@ struct SchemaChange {
   std::string column;
   std::string old_type;  // empty for an added column
   std::string new_type;  // empty for a column no longer sent
-  std::string action;    // "added", "type changed", "no longer sent"
+  std::string action;    // "added", "type changed", "no longer sent", "refused"
+  int64_t rows = 0;      // "refused": the rows set aside (quarantined) for it
 
   /// "column tier added to shop.customers (STRING)".
   std::string Text() const;
@@ -45,8 +47,13 @@ class SchemaWatch {
   /// differ from the target's: a column the target lacks, another type, or a target column
   /// the batch does not have; the message names each column and both types. OK for a target
   /// that does not exist yet.
+  /// Each difference is also added to `blocked` (action "blocked").
   Status CheckBlocked(const data::Schema& sent,
-                      const std::function<bool(const std::string&)>& writes) const;
+                      const std::function<bool(const std::string&)>& writes,
+                      std::vector<SchemaChange>* blocked) const;
+
+  /// The target's columns as last read (none before the table exists).
+  const std::optional<data::Schema>& known() const { return known_; }
 
   /// The target's Delta table id when Open found it (empty when it did not exist).
   const std::string& table_id() const { return table_id_; }

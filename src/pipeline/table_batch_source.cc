@@ -71,8 +71,8 @@ class TableBatchSource : public BatchSource {
 Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
                                                      const std::string& table,
                                                      const std::string& folder,
-                                                     const json::Json& position,
-                                                     int64_t batch_rows) {
+                                                     const json::Json& position, int64_t batch_rows,
+                                                     bool skip_change_commits) {
   int64_t after = -1;
   if (position.is_object()) {
     if (!position.contains("table") || position["table"] != table ||
@@ -105,7 +105,7 @@ Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
                         " already read (it was refreshed): reading it again from the start");
       after = -1;
     }
-    CDCLAKE_ASSIGN_OR_RETURN(stream, TableStream::Open(fs, folder, after));
+    CDCLAKE_ASSIGN_OR_RETURN(stream, TableStream::Open(fs, folder, after, skip_change_commits));
   }
   return std::unique_ptr<BatchSource>(std::make_unique<TableBatchSource>(
       table, std::move(table_id), std::move(stream), after, batch_rows, std::move(notices)));

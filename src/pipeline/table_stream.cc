@@ -12,11 +12,13 @@ namespace cdclake::pipeline {
 
 Result<std::unique_ptr<TableStream>> TableStream::Open(const io::FileSystem& fs,
                                                        std::string table_root,
-                                                       int64_t after_version) {
+                                                       int64_t after_version,
+                                                       bool skip_change_commits) {
   CDCLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot,
                            delta::Snapshot::Load(fs, table_root));
-  return std::unique_ptr<TableStream>(new TableStream(
-      fs, std::move(table_root), std::move(snapshot), std::max<int64_t>(after_version + 1, 0)));
+  return std::unique_ptr<TableStream>(
+      new TableStream(fs, std::move(table_root), std::move(snapshot),
+                      std::max<int64_t>(after_version + 1, 0), skip_change_commits));
 }
 
 Result<std::optional<AppendedRows>> TableStream::Next() {
@@ -35,21 +37,26 @@ Result<std::optional<AppendedRows>> TableStream::Next() {
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Action> actions, delta::ParseActions(*content));
     std::vector<const delta::Add*> adds;
     int64_t timestamp_ms = 0;
+    bool changes_rows = false;
     for (const delta::Action& action : actions) {
       if (const auto* info = std::get_if<delta::CommitInfo>(&action)) {
         timestamp_ms = info->in_commit_timestamp.value_or(info->timestamp.value_or(0));
       }
       if (const auto* remove = std::get_if<delta::Remove>(&action)) {
-        if (remove->data_change) {
-          return Status::NotSupported(table_root_ + ": version " + std::to_string(version) +
-                                      " removed or rewrote rows (" + remove->path +
-                                      "); a table read as a stream may only be appended to");
+        if (remove->data_change && !skip_change_commits_) {
+          return Status::NotSupported(
+              table_root_ + ": version " + std::to_string(version) + " removed or rewrote rows (" +
+              remove->path +
+              "); a table read as a stream may only be appended to: read its changes with "
+              "STREAM(table_changes(...)), or pass over such commits with STREAM(t) WITH "
+              "('skipChangeCommits' = 'true')");
         }
+        if (remove->data_change) changes_rows = true;
       } else if (const auto* add = std::get_if<delta::Add>(&action)) {
         if (add->data_change) adds.push_back(add);
       }
     }
-    if (adds.empty()) continue;
+    if (adds.empty() || changes_rows) continue;
     AppendedRows out{version, timestamp_ms, data::RecordBatch(snapshot_->schema())};
     for (const delta::Add* add : adds) {
       CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, delta::ReadDataFile(fs_, *snapshot_, *add));

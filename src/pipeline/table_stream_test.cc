@@ -125,6 +125,35 @@ TEST_F(TableStreamTest, ACommitThatRemovesRowsIsRefused) {
       << refused.status().ToString();
 }
 
+// skipChangeCommits: the commit that removed a row is passed over whole (the DV rewrite adds the
+// file again with its deletion vector, and that add is not read as appended rows); the appends
+// before and after it are read.
+TEST_F(TableStreamTest, ChangeCommitsArePassedOverWhenAsked) {
+  Append({1, 2});
+  auto snapshot = delta::Snapshot::Load(fs_, root_);
+  ASSERT_TRUE(snapshot.ok());
+  const std::string file = (*snapshot)->files()[0].path;
+  auto actions = delta::DeleteRows(fs_, **snapshot, {{file, {0}}});
+  ASSERT_TRUE(actions.ok()) << actions.status().ToString();
+  delta::Transaction txn(fs_, root_, *snapshot);
+  for (auto& a : *actions) txn.Add(a);
+  ASSERT_TRUE(txn.Commit({"DELETE"}).ok());
+  const int64_t after = Append({3});
+  auto stream = TableStream::Open(fs_, root_, -1, /*skip_change_commits=*/true);
+  ASSERT_TRUE(stream.ok());
+  auto first = (*stream)->Next();
+  ASSERT_TRUE(first.ok() && first->has_value()) << first.status().ToString();
+  EXPECT_EQ((*first)->rows.num_rows(), 2);
+  auto next = (*stream)->Next();
+  ASSERT_TRUE(next.ok() && next->has_value()) << next.status().ToString();
+  EXPECT_EQ((*next)->version, after);
+  ASSERT_EQ((*next)->rows.num_rows(), 1);
+  EXPECT_EQ((*next)->rows.column(0).IntegerAt(0), 3);
+  auto end = (*stream)->Next();
+  ASSERT_TRUE(end.ok());
+  EXPECT_FALSE(end->has_value());
+}
+
 TEST_F(TableStreamTest, ACommitRemovedByLogCleanupIsNamed) {
   // Ten appends make version 10 a checkpoint, so the table loads without the early commits.
   for (int64_t i = 0; i < 10; ++i) Append({i});

@@ -196,6 +196,7 @@ Result<std::unique_ptr<ChangeSource>> OpenChangeSource(io::FileSystem& fs, const
       file_options.unterminated_last = options.unterminated_last;
       file_options.sequence_columns = options.sequence_columns;
       file_options.required_columns = options.required_columns;
+      file_options.rescued_data_column = options.rescued_data_column;
       CDCLAKE_ASSIGN_OR_RETURN(auto reader, ChangeFileReader::Open(fs, path, file_options));
       return std::unique_ptr<ChangeSource>(
           std::make_unique<FileChangeSource>(format, path, std::move(reader)));

@@ -62,6 +62,8 @@ struct ChangeSourceOptions {
   std::vector<std::string> sequence_columns;
   /// kCsv: columns a row cannot do without further down (ChangeFileOptions::required_columns).
   std::vector<std::string> required_columns;
+  /// kCsv, kJsonLines: ChangeFileOptions::rescued_data_column.
+  std::string rescued_data_column;
 };
 
 /// A count a source keeps of records that are not rows, e.g. Kafka tombstones.

@@ -59,7 +59,10 @@ struct SourceRef {
   enum class Kind { kTable, kReadFiles, kReadPostgres, kReadKafka, kTableChanges };
   Kind kind = Kind::kTable;
   bool streaming = false;  // STREAM(x) or STREAM x
-  TableName table;         // kTable; kTableChanges: the table whose changes are read
+  /// STREAM(t) WITH ('skipChangeCommits' = 'true'): commits that removed or rewrote rows are
+  /// passed over instead of stopping the stream.
+  bool skip_change_commits = false;
+  TableName table;  // kTable; kTableChanges: the table whose changes are read
   /// kTableChanges: table_changes('t', start): the first version read, or a timestamp.
   std::optional<int64_t> starting_version;
   std::string starting_timestamp;

@@ -2,6 +2,7 @@
 // ParseExpression.
 #include "sql/pipeline_select_parser_internal.h"
 
+#include <cctype>
 #include <charconv>
 
 #include "sql/expression_parser_internal.h"
@@ -45,10 +46,12 @@ class SelectParser {
           return ts_.Expected("')' to close the STREAM( at " +
                               DescribePosition(ts_.source(), open.offset));
         }
+        CDCLAKE_RETURN_IF_ERROR(ParseStreamOptions(&source));
         return source;
       }
     }
     CDCLAKE_RETURN_IF_ERROR(ParseInner(&source));
+    if (source.streaming) CDCLAKE_RETURN_IF_ERROR(ParseStreamOptions(&source));
     return source;
   }
 
@@ -88,6 +91,42 @@ class SelectParser {
   }
 
  private:
+  // A streaming read's options after STREAM(t): WITH ('skipChangeCommits' = 'true'), keys as
+  // strings or names, values as strings, TRUE/FALSE or numbers (Spark's options clause).
+  Status ParseStreamOptions(SourceRef* source) {
+    if (!ts_.PeekKeyword("WITH") || !ts_.PeekOperator("(", 1)) return Status::OK();
+    const Token& with = ts_.Next();
+    ts_.Next();  // (
+    if (source->kind != SourceRef::Kind::kTable) {
+      return NotSupported(ts_, with, "WITH options on this source",
+                          "they are for a table read as a stream: STREAM(t) WITH ("
+                          "'skipChangeCommits' = 'true')");
+    }
+    while (true) {
+      const Token& key = ts_.Next();
+      if (key.kind != TokenKind::kString && !IsName(key)) {
+        return ts_.Expected("an option name in WITH (...)");
+      }
+      if (!ts_.AcceptOperator("=")) return ts_.Expected("'=' after the option name");
+      const Token& value = ts_.Next();
+      std::string text = value.text;
+      for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::string name = key.text;
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (name != "skipchangecommits") {
+        return NotSupported(ts_, key, "the stream option '" + key.text + "'",
+                            "the option cdclake knows is 'skipChangeCommits'");
+      }
+      if (text != "true" && text != "false") {
+        return ts_.ErrorAt(value,
+                           "skipChangeCommits is 'true' or 'false', not '" + value.text + "'");
+      }
+      source->skip_change_commits = text == "true";
+      if (ts_.AcceptOperator(")")) return Status::OK();
+      if (!ts_.AcceptOperator(",")) return ts_.Expected("',' or ')' in WITH (...)");
+    }
+  }
+
   // A name or read_files(...), without STREAM.
   Status ParseInner(SourceRef* source) {
     const Token& t = ts_.Peek();

@@ -70,9 +70,9 @@ void ChangeBatchBuilder::AddRow(const std::vector<StagedCell>& cells, std::strin
 }
 
 void ChangeBatchBuilder::Reject(std::string_view raw, int64_t line, uint64_t offset, uint64_t end,
-                                std::string reason) {
-  batch_.rejected.push_back(
-      change::RejectedRecord{std::string(raw), Position(line, offset, end), std::move(reason)});
+                                std::string reason, std::string misfit_column) {
+  batch_.rejected.push_back(change::RejectedRecord{std::string(raw), Position(line, offset, end),
+                                                   std::move(reason), std::move(misfit_column)});
 }
 
 change::ChangeBatch ChangeBatchBuilder::Finish() {

@@ -42,8 +42,10 @@ class ChangeBatchBuilder {
   /// Appends one row: cells[i] goes to column i; the record is [offset, end) in the file.
   void AddRow(const std::vector<StagedCell>& cells, std::string_view raw, int64_t line,
               uint64_t offset, uint64_t end);
-  void Reject(std::string_view raw, int64_t line, uint64_t offset, uint64_t end,
-              std::string reason);
+  /// Rejects one record; `misfit_column` names the column whose value did not convert, when
+  /// that is the reason.
+  void Reject(std::string_view raw, int64_t line, uint64_t offset, uint64_t end, std::string reason,
+              std::string misfit_column = {});
 
   /// The batch built since Start().
   change::ChangeBatch Finish();

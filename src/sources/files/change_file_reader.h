@@ -43,6 +43,11 @@ struct ChangeFileOptions {
   /// two halves on two threads (file_halves_internal.h); 0: never. The rows, rejected records and
   /// positions are those of reading front to back.
   int64_t split_from_bytes = int64_t{8} << 20;
+  /// CSV and JSON Lines: when not empty, the name of a STRING column added after the file's
+  /// columns: a value that does not convert to its column's type makes that cell NULL and is
+  /// kept there instead ({"column": "value as written", "_file_path": "..."}), so the record is
+  /// not rejected for it (Auto Loader's rescuedDataColumn). NULL when nothing was rescued.
+  std::string rescued_data_column;
 };
 
 /// The largest file decoded in two halves (CSV, JSON Lines, Debezium): both halves' batches are

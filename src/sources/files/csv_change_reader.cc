@@ -18,14 +18,18 @@ std::string FieldCountReason(size_t expected, size_t found) {
 
 CsvChangeReader::CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path,
                                  int64_t batch_rows, std::optional<RecordSpan> unterminated_last,
-                                 bool last_is_required)
+                                 bool last_is_required, bool rescue)
     : input_(std::move(input)),
       splitter_(&input_),
-      builder_(std::move(schema), std::move(path), batch_rows),
+      builder_(std::move(schema), path, batch_rows),
       tail_(unterminated_last),
-      last_is_required_(last_is_required) {
-  for (const data::Field& field : builder_.schema().fields()) types_.push_back(field.type);
-  cells_.resize(types_.size());
+      last_is_required_(last_is_required),
+      rescue_(rescue),
+      rescued_(std::move(path)) {
+  // The file's columns: all of the schema's but the rescued-data column.
+  const size_t file_columns = builder_.schema().num_fields() - (rescue_ ? 1 : 0);
+  for (size_t c = 0; c < file_columns; ++c) types_.push_back(builder_.schema().field(c).type);
+  cells_.resize(builder_.schema().num_fields());
 }
 
 Result<std::unique_ptr<ChangeFileReader>> CsvChangeReader::Open(io::FileSystem& fs,
@@ -87,14 +91,19 @@ Result<std::unique_ptr<ChangeFileReader>> CsvChangeReader::Open(io::FileSystem& 
   const bool last_is_required =
       !fields.empty() && (NamedIn(options.sequence_columns, fields.back().name) ||
                           NamedIn(options.required_columns, fields.back().name));
+  const bool rescue = !options.rescued_data_column.empty();
+  if (rescue) {
+    fields.push_back(data::Field{options.rescued_data_column, data::DataType::String(), true});
+    CDCLAKE_RETURN_IF_ERROR(CheckUniqueNames(data::Schema(fields), path));
+  }
   data::Schema schema(std::move(fields));
   CDCLAKE_ASSIGN_OR_RETURN(
       std::unique_ptr<ChangeFileReader> split,
       OpenSplitCsvReader(fs, path, schema, options, last_is_required, input.size()));
   if (split != nullptr) return split;
-  auto reader = std::make_unique<CsvChangeReader>(std::move(input), std::move(schema),
-                                                  std::move(path), options.batch_rows,
-                                                  options.unterminated_last, last_is_required);
+  auto reader = std::make_unique<CsvChangeReader>(
+      std::move(input), std::move(schema), std::move(path), options.batch_rows,
+      options.unterminated_last, last_is_required, rescue);
   CDCLAKE_RETURN_IF_ERROR(reader->SkipHeader());
   return std::unique_ptr<ChangeFileReader>(std::move(reader));
 }
@@ -122,9 +131,9 @@ bool CsvChangeReader::NotWholeYet(size_t num_columns) {
   return !ConvertText(text, types_[last], &arena_, &cells_[last], &error_);
 }
 
-void CsvChangeReader::Reject(std::string reason) {
+void CsvChangeReader::Reject(std::string reason, std::string misfit_column) {
   const CsvRecord& r = record_;
-  builder_.Reject(r.text, r.line, r.offset, r.end, std::move(reason));
+  builder_.Reject(r.text, r.line, r.offset, r.end, std::move(reason), std::move(misfit_column));
   tail_.NoteReturned(r.offset, r.end, r.terminated);
 }
 
@@ -161,6 +170,7 @@ Result<std::optional<change::ChangeBatch>> CsvChangeReader::Next() {
       continue;
     }
     arena_.Reset();
+    rescued_.Clear();
     bool converted = true;
     for (size_t c = 0; c < num_columns; ++c) {
       if (r.IsNull(c)) {
@@ -169,11 +179,18 @@ Result<std::optional<change::ChangeBatch>> CsvChangeReader::Next() {
       }
       std::string_view text = CsvRecordSplitter::FieldText(r, c, &arena_);
       if (!ConvertText(text, types_[c], &arena_, &cells_[c], &error_)) {
-        Reject(error_.Describe(builder_.schema().field(c).name));
+        const std::string& name = builder_.schema().field(c).name;
+        if (rescue_) {
+          cells_[c].SetNull();
+          rescued_.Add(name, text);
+          continue;
+        }
+        Reject(error_.Describe(name), name);
         converted = false;
         break;
       }
     }
+    if (converted && rescue_) rescued_.Stage(&arena_, &cells_.back());
     if (converted) {
       builder_.AddRow(cells_, r.text, r.line, r.offset, r.end);
       tail_.NoteReturned(r.offset, r.end, r.terminated);

@@ -10,6 +10,7 @@
 #include "sources/files/chunked_input_internal.h"
 #include "sources/files/csv_record_splitter_internal.h"
 #include "sources/files/record_tail_internal.h"
+#include "sources/files/rescued_data_internal.h"
 #include "sources/files/scratch_arena_internal.h"
 
 namespace cdclake::sources::internal {
@@ -28,8 +29,11 @@ class CsvChangeReader final : public ChangeFileReader {
   /// `last_is_required`: the last column is a SEQUENCE BY or other required column
   /// (ChangeFileOptions::required_columns): an empty one there is cut short. Then SkipHeader, or
   /// StartAtLine for an input that is a range starting on a record boundary.
+  /// With `rescue`, the schema's last column is the rescued-data column
+  /// (ChangeFileOptions::rescued_data_column), not one of the file's.
   CsvChangeReader(ChunkedInput input, data::Schema schema, std::string path, int64_t batch_rows,
-                  std::optional<RecordSpan> unterminated_last, bool last_is_required);
+                  std::optional<RecordSpan> unterminated_last, bool last_is_required,
+                  bool rescue = false);
 
   /// Positions the reader on the first record after the header.
   Status SkipHeader();
@@ -40,7 +44,7 @@ class CsvChangeReader final : public ChangeFileReader {
   // Whether record_, which the file ends in without a line ending, is not whole yet.
   bool NotWholeYet(size_t num_columns);
   // Rejects or adds record_ (converted into cells_, or failing with `reason`), noting it.
-  void Reject(std::string reason);
+  void Reject(std::string reason, std::string misfit_column = {});
 
   ChunkedInput input_;
   CsvRecordSplitter splitter_;
@@ -52,6 +56,8 @@ class CsvChangeReader final : public ChangeFileReader {
   ConversionError error_;
   RecordTail tail_;
   bool last_is_required_;
+  bool rescue_;
+  RescuedData rescued_;
   bool done_ = false;
 };
 

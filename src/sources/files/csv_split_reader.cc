@@ -24,9 +24,9 @@ Result<std::unique_ptr<ChangeFileReader>> OpenSplitCsvReader(io::FileSystem& fs,
     CDCLAKE_ASSIGN_OR_RETURN(
         ChunkedInput input,
         ChunkedInput::OpenRange(fs, path, options.read_chunk_bytes, begin, end));
-    auto reader =
-        std::make_unique<CsvChangeReader>(std::move(input), schema, path, options.batch_rows,
-                                          options.unterminated_last, last_is_required);
+    auto reader = std::make_unique<CsvChangeReader>(
+        std::move(input), schema, path, options.batch_rows, options.unterminated_last,
+        last_is_required, !options.rescued_data_column.empty());
     if (begin == 0) {
       CDCLAKE_RETURN_IF_ERROR(reader->SkipHeader());
     } else {

@@ -32,15 +32,20 @@ std::string InvalidJsonReason(const JsonScanner& scanner) {
 JsonLinesChangeReader::JsonLinesChangeReader(ChunkedInput input, data::Schema schema,
                                              std::vector<std::string> keys, std::string path,
                                              int64_t batch_rows,
-                                             std::optional<RecordSpan> unterminated_last)
+                                             std::optional<RecordSpan> unterminated_last,
+                                             bool rescue)
     : input_(std::move(input)),
       cursor_(&input_),
-      builder_(std::move(schema), std::move(path), batch_rows),
+      builder_(std::move(schema), path, batch_rows),
       keys_(std::move(keys)),
-      tail_(unterminated_last) {
+      tail_(unterminated_last),
+      rescue_(rescue),
+      rescued_(std::move(path)) {
   for (size_t i = 0; i < keys_.size(); ++i) key_index_.emplace(keys_[i], static_cast<int>(i));
-  for (const data::Field& field : builder_.schema().fields()) types_.push_back(field.type);
-  cells_.resize(types_.size());
+  // The file's columns: all of the schema's but the rescued-data column.
+  const size_t file_columns = builder_.schema().num_fields() - (rescue_ ? 1 : 0);
+  for (size_t c = 0; c < file_columns; ++c) types_.push_back(builder_.schema().field(c).type);
+  cells_.resize(builder_.schema().num_fields());
   seen_.resize(types_.size());
 }
 
@@ -132,19 +137,24 @@ Result<std::unique_ptr<ChangeFileReader>> JsonLinesChangeReader::Open(
     fields.push_back(std::move(column.field));
     keys.push_back(std::move(column.key));
   }
+  const bool rescue = !options.rescued_data_column.empty();
+  if (rescue) {
+    fields.push_back(data::Field{options.rescued_data_column, data::DataType::String(), true});
+  }
   data::Schema schema(std::move(fields));
   CDCLAKE_RETURN_IF_ERROR(CheckUniqueNames(schema, path));
   if (cut) {
     // Both parts know the earlier run's unterminated last line (it may lie in the first half
     // of a file that has grown since).
-    OpenFilePart open = [&fs, path, schema, keys, options](
+    OpenFilePart open = [&fs, path, schema, keys, options, rescue](
                             uint64_t begin, uint64_t end,
                             int64_t first_line) -> Result<std::unique_ptr<ChangeFileReader>> {
       CDCLAKE_ASSIGN_OR_RETURN(
           ChunkedInput part,
           ChunkedInput::OpenRange(fs, path, options.read_chunk_bytes, begin, end));
-      auto reader = std::make_unique<JsonLinesChangeReader>(
-          std::move(part), schema, keys, path, options.batch_rows, options.unterminated_last);
+      auto reader = std::make_unique<JsonLinesChangeReader>(std::move(part), schema, keys, path,
+                                                            options.batch_rows,
+                                                            options.unterminated_last, rescue);
       reader->StartAtLine(first_line);
       return std::unique_ptr<ChangeFileReader>(std::move(reader));
     };
@@ -152,7 +162,7 @@ Result<std::unique_ptr<ChangeFileReader>> JsonLinesChangeReader::Open(
   }
   return std::unique_ptr<ChangeFileReader>(std::make_unique<JsonLinesChangeReader>(
       std::move(input), std::move(schema), std::move(keys), std::move(path), options.batch_rows,
-      options.unterminated_last));
+      options.unterminated_last, rescue));
 }
 
 int JsonLinesChangeReader::ColumnOf(std::string_view name, size_t position) {
@@ -169,10 +179,9 @@ int JsonLinesChangeReader::ColumnOf(std::string_view name, size_t position) {
 }
 
 bool JsonLinesChangeReader::ConvertLine(std::string_view line, std::string* reason) {
-  for (size_t c = 0; c < cells_.size(); ++c) {
-    cells_[c].SetNull();
-    seen_[c] = 0;
-  }
+  for (StagedCell& cell : cells_) cell.SetNull();
+  for (uint8_t& seen : seen_) seen = 0;
+  rescued_.Clear();
   ended_early_ = false;
   JsonScanner scanner(line, &arena_);
   if (!scanner.PeekObject()) {
@@ -203,7 +212,13 @@ bool JsonLinesChangeReader::ConvertLine(std::string_view line, std::string* reas
     }
     seen_[column] = 1;
     if (!ConvertJson(value, types_[column], &arena_, &cells_[column], &error_)) {
-      *reason = error_.Describe(builder_.schema().field(column).name);
+      if (rescue_) {
+        cells_[column].SetNull();
+        rescued_.Add(builder_.schema().field(column).name, value.text);
+        continue;
+      }
+      misfit_column_ = builder_.schema().field(column).name;
+      *reason = error_.Describe(misfit_column_);
       return false;
     }
   }
@@ -211,6 +226,7 @@ bool JsonLinesChangeReader::ConvertLine(std::string_view line, std::string* reas
     *reason = InvalidJsonReason(scanner);
     return false;
   }
+  if (rescue_) rescued_.Stage(&arena_, &cells_.back());
   return true;
 }
 
@@ -238,6 +254,7 @@ Result<std::optional<change::ChangeBatch>> JsonLinesChangeReader::Next() {
       continue;
     }
     arena_.Reset();
+    misfit_column_.clear();
     if (ConvertLine(line, &reason)) {
       builder_.AddRow(cells_, line, number, offset, end);
     } else if (!terminated && ended_early_) {
@@ -247,8 +264,9 @@ Result<std::optional<change::ChangeBatch>> JsonLinesChangeReader::Next() {
       done_ = true;
       break;
     } else {
-      builder_.Reject(line, number, offset, end, std::move(reason));
+      builder_.Reject(line, number, offset, end, std::move(reason), std::move(misfit_column_));
       reason.clear();
+      misfit_column_.clear();
     }
     tail_.NoteReturned(offset, end, terminated);
   }

@@ -14,6 +14,7 @@
 #include "sources/files/chunked_input_internal.h"
 #include "sources/files/line_cursor_internal.h"
 #include "sources/files/record_tail_internal.h"
+#include "sources/files/rescued_data_internal.h"
 #include "sources/files/scratch_arena_internal.h"
 
 namespace cdclake::sources::internal {
@@ -32,10 +33,11 @@ class JsonLinesChangeReader final : public ChangeFileReader {
   std::optional<PendingRecord> Pending() const override { return tail_.pending(); }
   std::optional<RecordSpan> UnterminatedLast() const override { return tail_.unterminated_last(); }
 
-  /// `keys[i]` is the member name that feeds column i of `schema`.
+  /// `keys[i]` is the member name that feeds column i of `schema`. With `rescue`, the schema's
+  /// last column is the rescued-data column (ChangeFileOptions::rescued_data_column).
   JsonLinesChangeReader(ChunkedInput input, data::Schema schema, std::vector<std::string> keys,
                         std::string path, int64_t batch_rows,
-                        std::optional<RecordSpan> unterminated_last);
+                        std::optional<RecordSpan> unterminated_last, bool rescue = false);
 
   /// For an input that is a range starting at line `line` of the file.
   void StartAtLine(int64_t line) { cursor_.StartAtLine(line); }
@@ -66,6 +68,9 @@ class JsonLinesChangeReader final : public ChangeFileReader {
   ConversionError error_;
   RecordTail tail_;
   bool ended_early_ = false;
+  std::string misfit_column_;  // set by ConvertLine when a value did not convert
+  bool rescue_;
+  RescuedData rescued_;
   bool done_ = false;
 };
 

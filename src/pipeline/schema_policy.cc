@@ -1,0 +1,188 @@
+// cdclake.schemaPolicy on a batch: block on misfits, quarantine what does not fit, count what
+// was refused.
+#include "pipeline/schema_policy.h"
+
+#include <map>
+
+#include "apply/declared_columns.h"
+#include "apply/quarantine.h"
+#include "apply/target_layout.h"
+#include "data/expression.h"
+#include "data/value_format.h"
+
+namespace cdclake::pipeline {
+namespace {
+
+constexpr const char* kQuarantineNote = " (cdclake.schemaPolicy = 'quarantine')";
+
+std::string RowText(const change::ChangeBatch& batch, int64_t r) {
+  const auto i = static_cast<size_t>(r);
+  if (i < batch.raw.size() && !batch.raw[i].empty()) return batch.raw[i];
+  return apply::RowAsJson(batch.rows, r);
+}
+
+std::string Where(const change::SourcePosition& p) {
+  if (p.file.empty()) return "";
+  if (p.line > 0) return " (" + p.file + " line " + std::to_string(p.line) + ")";
+  return " (" + p.file + " at byte " + std::to_string(p.byte_offset) + ")";
+}
+
+// Moves the rows with a reason to `batch->rejected`, each naming its misfit column.
+void RejectRows(const std::vector<std::string>& reasons, const std::vector<std::string>& columns,
+                change::ChangeBatch* batch) {
+  std::vector<int64_t> keep;
+  for (size_t r = 0; r < reasons.size(); ++r) {
+    if (reasons[r].empty()) {
+      keep.push_back(static_cast<int64_t>(r));
+      continue;
+    }
+    const auto row = static_cast<int64_t>(r);
+    batch->rejected.push_back(change::RejectedRecord{
+        RowText(*batch, row),
+        r < batch->positions.size() ? batch->positions[r] : change::SourcePosition{}, reasons[r],
+        columns[r]});
+  }
+  if (keep.size() != reasons.size()) change::KeepRows(keep, batch);
+}
+
+// Whether row r's cell of column c leaves the target's value as it is (TOAST, update masks).
+bool Unchanged(const change::ChangeBatch& batch, size_t c, int64_t r) {
+  return c < batch.unchanged.size() && static_cast<size_t>(r) < batch.unchanged[c].size() &&
+         batch.unchanged[c][static_cast<size_t>(r)] != 0;
+}
+
+}  // namespace
+
+Result<SchemaPolicy> ParseSchemaPolicy(const std::string& table,
+                                       const std::optional<std::string>& value) {
+  if (!value || *value == "evolve") return SchemaPolicy::kEvolve;
+  if (*value == "block") return SchemaPolicy::kBlock;
+  if (*value == "quarantine") return SchemaPolicy::kQuarantine;
+  return Status::InvalidArgument("table " + table + ": cdclake.schemaPolicy '" + *value +
+                                 "' is not one cdclake knows (evolve, block, quarantine)");
+}
+
+Status CheckNoMisfits(const change::ChangeBatch& rows, const std::string& table,
+                      const std::optional<data::Schema>& target,
+                      std::vector<SchemaChange>* blocked) {
+  for (const change::RejectedRecord& r : rows.rejected) {
+    if (r.misfit_column.empty()) continue;
+    for (SchemaChange& c : RefusedChanges(rows, std::nullopt, table, target)) {
+      c.action = "blocked";
+      blocked->push_back(std::move(c));
+    }
+    return Status::InvalidArgument(
+        "cdclake.schemaPolicy = 'block' on " + table + ": a value of column " + r.misfit_column +
+        " does not fit its type: " + r.reason + Where(r.position) +
+        "; nothing of this batch is committed (fix the input, or set the policy to 'evolve' or "
+        "'quarantine' to set such rows aside)");
+  }
+  return Status::OK();
+}
+
+Result<change::ChangeBatch> QuarantineMisfits(change::ChangeBatch rows, const data::Schema& target,
+                                              const std::function<bool(const std::string&)>& writes,
+                                              const std::string& table) {
+  const int64_t n = rows.rows.num_rows();
+  // Per row, the first column that does not fit, and why.
+  std::vector<std::string> reasons(static_cast<size_t>(n));
+  std::vector<std::string> columns(static_cast<size_t>(n));
+  std::vector<bool> dropped(rows.rows.num_columns(), false);
+  auto note = [&](int64_t r, const std::string& column, std::string reason) {
+    const auto i = static_cast<size_t>(r);
+    if (!reasons[i].empty()) return;
+    reasons[i] = std::move(reason) + kQuarantineNote;
+    columns[i] = column;
+  };
+  for (size_t c = 0; c < rows.rows.num_columns(); ++c) {
+    const data::Field& f = rows.rows.schema().field(c);
+    if (!writes(f.name) || apply::IsHistoryBound(f.name)) continue;
+    const data::Column& have = rows.rows.column(c);
+    const int t = target.FieldIndex(f.name);
+    if (t < 0) {
+      // A column the table lacks: rows with a value there do not fit; the column goes.
+      dropped[c] = true;
+      for (int64_t r = 0; r < n; ++r) {
+        if (have.IsValid(r) && !Unchanged(rows, c, r)) {
+          note(r, f.name,
+               "column '" + f.name + "' (" + f.type->ToString() + ") is not in " + table);
+        }
+      }
+      continue;
+    }
+    const data::TypePtr& to = target.field(static_cast<size_t>(t)).type;
+    if (have.type()->Equals(*to)) continue;
+    // Another type: each value must cast to the table's type, and without loss (4.7 does not
+    // fit an INT column); text fits when it casts.
+    auto cast = data::CastColumnAs(have, to);
+    std::optional<data::Column> back;
+    if (cast.ok() && have.type()->id() != data::TypeId::kString) {
+      auto again = data::CastColumnAs(*cast, have.type());
+      if (again.ok()) back = std::move(*again);
+    }
+    for (int64_t r = 0; r < n; ++r) {
+      if (have.IsNull(r) || Unchanged(rows, c, r)) continue;
+      const bool fits = cast.ok() && cast->IsValid(r) &&
+                        (have.type()->id() == data::TypeId::kString ||
+                         (back && back->IsValid(r) && back->GetValue(r) == have.GetValue(r)));
+      if (fits) continue;
+      note(r, f.name,
+           "column '" + f.name + "': value '" +
+               data::FormatValueText(have.GetValue(r), *have.type()) + "' (" +
+               have.type()->ToString() + ") does not fit " + table + "'s " + to->ToString() +
+               " column");
+    }
+    if (cast.ok()) {
+      rows.rows.mutable_column(c) = std::move(*cast);
+    } else {
+      dropped[c] = true;  // every value was refused above
+    }
+  }
+  // The cast columns take the table's types in the batch's schema too.
+  std::vector<data::Field> fields;
+  std::vector<data::Column> kept;
+  std::vector<std::vector<uint8_t>> unchanged;
+  std::vector<data::Column> all = rows.rows.ReleaseColumns();
+  const data::Schema source = rows.rows.schema();
+  for (size_t c = 0; c < all.size(); ++c) {
+    if (dropped[c]) continue;
+    data::Field f = source.field(c);
+    f.type = all[c].type();
+    fields.push_back(std::move(f));
+    kept.push_back(std::move(all[c]));
+    if (!rows.unchanged.empty()) unchanged.push_back(std::move(rows.unchanged[c]));
+  }
+  rows.rows = data::RecordBatch(data::Schema(std::move(fields)), std::move(kept));
+  rows.rows.set_num_rows(n);
+  rows.unchanged = std::move(unchanged);
+  RejectRows(reasons, columns, &rows);
+  return rows;
+}
+
+std::vector<SchemaChange> RefusedChanges(
+    const change::ChangeBatch& rows,
+    const std::optional<change::SourcePosition>& quarantined_before, const std::string& table,
+    const std::optional<data::Schema>& target) {
+  std::map<std::string, int64_t> counts;
+  for (const change::RejectedRecord& r : rows.rejected) {
+    if (r.misfit_column.empty()) continue;
+    if (quarantined_before && apply::SortsBefore(r.position, *quarantined_before)) continue;
+    ++counts[r.misfit_column];
+  }
+  std::vector<SchemaChange> out;
+  for (const auto& [column, count] : counts) {
+    SchemaChange change;
+    change.table = table;
+    change.column = column;
+    if (target) {
+      const int t = target->FieldIndex(column);
+      if (t >= 0) change.old_type = target->field(static_cast<size_t>(t)).type->ToString();
+    }
+    change.action = "refused";
+    change.rows = count;
+    out.push_back(std::move(change));
+  }
+  return out;
+}
+
+}  // namespace cdclake::pipeline

@@ -1,0 +1,135 @@
+// cdclake.schemaPolicy on batches: the policy's names, 'block' naming the first misfit with its
+// place, 'quarantine' setting aside rows with a value in a column the table lacks or a value that
+// does not fit the table's type (lossy casts included) while columns the flow only reads stay,
+// and the refused changes counted per column.
+#include "pipeline/schema_policy.h"
+
+#include <gtest/gtest.h>
+
+namespace cdclake::pipeline {
+namespace {
+
+using data::DataType;
+using data::Value;
+
+// id, amount (double), tier (string), op (string, read but not written); raw r0..r4.
+change::ChangeBatch Rows() {
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(data::Schema({{"id", DataType::Int64(), true},
+                                               {"amount", DataType::Double(), true},
+                                               {"tier", DataType::String(), true},
+                                               {"op", DataType::String(), true}}));
+  batch.rows.AppendRow({Value::Int(1), Value::Double(5), Value::Null(), Value::Bytes("u")});
+  batch.rows.AppendRow({Value::Int(2), Value::Double(4.5), Value::Null(), Value::Bytes("u")});
+  batch.rows.AppendRow({Value::Int(3), Value::Double(7), Value::Bytes("x"), Value::Bytes("u")});
+  batch.rows.AppendRow({Value::Int(4), Value::Null(), Value::Null(), Value::Bytes("d")});
+  batch.rows.AppendRow({Value::Int(5), Value::Double(1e30), Value::Null(), Value::Bytes("u")});
+  for (int64_t r = 0; r < 5; ++r) {
+    batch.positions.push_back({"f.csv", r + 2, r * 10});
+    batch.raw.push_back("r" + std::to_string(r));
+  }
+  return batch;
+}
+
+data::Schema Target() {
+  return data::Schema({{"id", DataType::Int64(), true}, {"amount", DataType::Int64(), true}});
+}
+
+bool WritesAllButOp(const std::string& name) {
+  return name != "op";
+}
+
+TEST(SchemaPolicy, NamesTheThreePoliciesAndRefusesOthers) {
+  EXPECT_EQ(*ParseSchemaPolicy("t", std::nullopt), SchemaPolicy::kEvolve);
+  EXPECT_EQ(*ParseSchemaPolicy("t", "evolve"), SchemaPolicy::kEvolve);
+  EXPECT_EQ(*ParseSchemaPolicy("t", "block"), SchemaPolicy::kBlock);
+  EXPECT_EQ(*ParseSchemaPolicy("t", "quarantine"), SchemaPolicy::kQuarantine);
+  auto odd = ParseSchemaPolicy("shop.t", "strict");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("'strict' is not one cdclake knows (evolve, block, "
+                                        "quarantine)"),
+            std::string::npos);
+}
+
+TEST(SchemaPolicy, QuarantineSetsAsideRowsThatDoNotFitAndKeepsTheTablesColumns) {
+  auto out = QuarantineMisfits(Rows(), Target(), WritesAllButOp, "shop.t");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // tier (not in the table) is gone; op (read, not written) stays; amount takes BIGINT.
+  ASSERT_EQ(out->rows.schema().ToString(), "id bigint\namount bigint\nop string\n");
+  ASSERT_EQ(out->rows.num_rows(), 2);
+  EXPECT_EQ(out->rows.GetRow(0),
+            (std::vector<Value>{Value::Int(1), Value::Int(5), Value::Bytes("u")}));
+  EXPECT_EQ(out->rows.GetRow(1),
+            (std::vector<Value>{Value::Int(4), Value::Null(), Value::Bytes("d")}));
+  EXPECT_EQ(out->raw, (std::vector<std::string>{"r0", "r3"}));
+  ASSERT_EQ(out->rejected.size(), 3u);
+  EXPECT_EQ(out->rejected[0].raw, "r1");
+  EXPECT_EQ(out->rejected[0].misfit_column, "amount");
+  EXPECT_EQ(out->rejected[0].position.line, 3);
+  EXPECT_NE(out->rejected[0].reason.find("value '4.5' (double) does not fit shop.t's bigint"),
+            std::string::npos)
+      << out->rejected[0].reason;
+  EXPECT_EQ(out->rejected[1].raw, "r2");
+  EXPECT_EQ(out->rejected[1].misfit_column, "tier");
+  EXPECT_EQ(out->rejected[1].reason,
+            "column 'tier' (string) is not in shop.t (cdclake.schemaPolicy = 'quarantine')");
+  EXPECT_EQ(out->rejected[2].raw, "r4");  // 1e30 does not fit a BIGINT
+  EXPECT_EQ(out->rejected[2].misfit_column, "amount");
+
+  const std::vector<SchemaChange> refused = RefusedChanges(*out, std::nullopt, "shop.t", Target());
+  ASSERT_EQ(refused.size(), 2u);
+  EXPECT_EQ(refused[0].column, "amount");
+  EXPECT_EQ(refused[0].rows, 2);
+  EXPECT_EQ(refused[0].old_type, "bigint");
+  EXPECT_EQ(refused[1].column, "tier");
+  EXPECT_EQ(refused[1].rows, 1);
+  EXPECT_EQ(refused[1].old_type, "");
+  EXPECT_EQ(refused[1].Text(),
+            "column tier refused by shop.t, which does not have it: 1 row "
+            "quarantined");
+  // Records already quarantined by an earlier, killed run are not counted again.
+  const change::SourcePosition after_first{"f.csv", 4, 21};
+  const std::vector<SchemaChange> later = RefusedChanges(*out, after_first, "shop.t", Target());
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].column, "amount");
+  EXPECT_EQ(later[0].rows, 1);
+}
+
+TEST(SchemaPolicy, TextFitsWhenItCasts) {
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(data::Schema({{"amount", DataType::String(), true}}));
+  batch.rows.AppendRow({Value::Bytes("042")});
+  batch.rows.AppendRow({Value::Bytes("abc")});
+  auto out = QuarantineMisfits(
+      std::move(batch), data::Schema({{"amount", DataType::Int64(), true}}), WritesAllButOp, "t");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->rows.num_rows(), 1);
+  EXPECT_EQ(out->rows.GetRow(0)[0], Value::Int(42));
+  ASSERT_EQ(out->rejected.size(), 1u);
+}
+
+TEST(SchemaPolicy, BlockNamesTheFirstMisfitAndWhereItWas) {
+  change::ChangeBatch batch;
+  batch.rejected.push_back({"{}", {"in/f.jsonl", 7, 70, 80}, "dropped by expectation e", ""});
+  batch.rejected.push_back(
+      {"{\"n\": \"abc\"}", {"in/f.jsonl", 9, 90, 100}, "column 'n': 'abc' is not a BIGINT", "n"});
+  std::vector<SchemaChange> blocked;
+  Status s = CheckNoMisfits(batch, "shop.t", Target(), &blocked);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cdclake.schemaPolicy = 'block' on shop.t: a value of column n does "
+                             "not fit its type: column 'n': 'abc' is not a BIGINT (in/f.jsonl "
+                             "line 9); nothing of this batch is committed"),
+            std::string::npos)
+      << s.message();
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_EQ(blocked[0].action, "blocked");
+  EXPECT_EQ(blocked[0].rows, 1);
+  change::ChangeBatch fine;
+  fine.rejected.push_back({"{}", {"in/f.jsonl", 7, 70, 80}, "not a JSON object", ""});
+  blocked.clear();
+  EXPECT_TRUE(CheckNoMisfits(fine, "shop.t", Target(), &blocked).ok());
+  EXPECT_TRUE(blocked.empty());
+}
+
+}  // namespace
+}  // namespace cdclake::pipeline
