@@ -9,6 +9,7 @@
 #include "base/crash_point.h"
 #include "delta/log_segment.h"
 #include "delta/metadata_change.h"
+#include "delta/schema_json.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
 #include "pipeline/append_writer.h"
@@ -180,6 +181,18 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   CDCLAKE_ASSIGN_OR_RETURN(SchemaWatch schema_watch,
                            SchemaWatch::Open(fs, flow.target, flow.target_folder));
   std::string table_id = schema_watch.table_id();
+  {
+    // What the flow's last commit sent: "no longer sent" is measured against it.
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> last,
+                             FindFlowCommit(fs, flow.target_folder, flow.name));
+    std::optional<data::Schema> last_sent;
+    if (last && last->position.is_object() && last->position.contains(kSourceColumnsKey) &&
+        last->position[kSourceColumnsKey].is_string()) {
+      auto parsed = delta::ParseSchemaJson(last->position[kSourceColumnsKey].get<std::string>());
+      if (parsed.ok()) last_sent = std::move(*parsed);
+    }
+    schema_watch.SetLastSent(std::move(last_sent), batch_no > 0);
+  }
   // cdclake.schemaPolicy: 'evolve' (the default: the usual rules), 'block' or 'quarantine'.
   std::optional<std::string> policy_value;
   if (auto p = flow.table_properties.find("cdclake.schemaPolicy");
@@ -236,6 +249,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     std::vector<std::pair<std::string, int64_t>> source_txns;
     if (input->source_txn) source_txns.push_back(*input->source_txn);
     if (last) position["last_row"] = PositionJson(*last);
+    position[kSourceColumnsKey] = delta::SchemaToJson(rows.rows.schema());
     position["batch"] = batch_no + 1;
     json::Json params = json::Json::object();
     params[kFlowParameter] = flow.name;

@@ -92,9 +92,10 @@ Status SchemaWatch::CheckBlocked(const data::Schema& sent,
       blocked->push_back({table_, f.name, had->type->ToString(), f.type->ToString(), "blocked"});
     }
   }
-  for (const data::Field& f : known_->fields()) {
+  const data::Schema* before = PreviouslySent();
+  for (const data::Field& f : before != nullptr ? before->fields() : std::vector<data::Field>()) {
     if (f.name == "__START_AT" || f.name == "__END_AT" || !writes(f.name) ||
-        Find(sent, f.name) != nullptr) {
+        Find(sent, f.name) != nullptr || Find(*known_, f.name) == nullptr) {
       continue;
     }
     add("column " + f.name + " (" + f.type->ToString() + ") is no longer sent");
@@ -141,14 +142,24 @@ Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem&
     known_ = now;
   }
   checked_ = signature;
-  for (const data::Field& f : known_->fields()) {
-    if (f.name == "__START_AT" || f.name == "__END_AT" || Find(sent, f.name) != nullptr ||
-        !missing_said_.insert(f.name).second) {
+  const data::Schema* before = PreviouslySent();
+  for (const data::Field& f : before != nullptr ? before->fields() : std::vector<data::Field>()) {
+    const data::Field* in_table = Find(*known_, f.name);
+    if (f.name == "__START_AT" || f.name == "__END_AT" || in_table == nullptr ||
+        Find(sent, f.name) != nullptr || !missing_said_.insert(f.name).second) {
       continue;
     }
-    out.push_back({table_, f.name, f.type->ToString(), "", "no longer sent"});
+    out.push_back({table_, f.name, in_table->type->ToString(), "", "no longer sent"});
   }
+  last_sent_ = sent;
+  committed_before_ = true;
   return out;
+}
+
+const data::Schema* SchemaWatch::PreviouslySent() const {
+  if (last_sent_) return &*last_sent_;
+  if (committed_before_ && known_) return &*known_;
+  return nullptr;
 }
 
 }  // namespace cdclake::pipeline

@@ -16,6 +16,9 @@
 
 namespace cdclake::pipeline {
 
+/// The key of a flow's position that holds the columns its batch sent (Delta schema JSON).
+inline constexpr const char* kSourceColumnsKey = "sourceColumns";
+
 struct SchemaChange {
   std::string table;
   std::string column;
@@ -52,6 +55,17 @@ class SchemaWatch {
                       const std::function<bool(const std::string&)>& writes,
                       std::vector<SchemaChange>* blocked) const;
 
+  /// What the flow's last committed batch sent (its position's kSourceColumnsKey), when that
+  /// was recorded; `committed_before`: the flow committed to the target before. A column is "no
+  /// longer sent" when the flow's previous batch had it. Without a record, a flow that committed
+  /// before compares with the target's columns (positions written before records were kept);
+  /// one that never committed compares with nothing, so a flow writing some of a table's
+  /// columns (another flow writes the rest) is not told the others are missing.
+  void SetLastSent(std::optional<data::Schema> last_sent, bool committed_before) {
+    last_sent_ = std::move(last_sent);
+    committed_before_ = committed_before;
+  }
+
   /// The target's columns as last read (none before the table exists).
   const std::optional<data::Schema>& known() const { return known_; }
 
@@ -63,7 +77,12 @@ class SchemaWatch {
   std::string folder_;
   std::optional<data::Schema> known_;
   std::string table_id_;
+  // The columns "no longer sent" is measured against (see SetLastSent); null: none.
+  const data::Schema* PreviouslySent() const;
+
   std::set<std::string> missing_said_;
+  std::optional<data::Schema> last_sent_;
+  bool committed_before_ = false;
   std::string checked_;  // the columns of the last batch compared with known_
 };
 
