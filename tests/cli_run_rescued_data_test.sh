@@ -68,6 +68,39 @@ out=$("$bin" run plain.sql --warehouse plain 2>&1) || fail "plain second run: $o
 expect_in "$out" "shop.orders: 1 rows read, 0 applied, 0 discarded, 1 quarantined"
 expect_in "$("$bin" show plain/shop/orders_quarantine --format csv --columns reason)" "column 'qty': 'xyz' is not an INT"
 
+# AUTO CDC into a table with a declared column list: the declared cast rescues too, and the
+# column is written without being declared.
+mkdir a
+cat > cdc.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.ages (id BIGINT NOT NULL, seq BIGINT, age INT);
+CREATE FLOW ages AS AUTO CDC INTO shop.ages
+FROM STREAM(read_files('$work/a/*.csv', format => 'csv', rescuedDataColumn => '_rescued_data'))
+KEYS (id) SEQUENCE BY seq STORED AS SCD TYPE 1;
+SQL
+printf 'id,seq,age\n1,1,36\n2,1,xx\n' > a/1.csv
+out=$("$bin" run cdc.sql --warehouse lake_cdc 2>&1) || fail "declared AUTO CDC with rescue: $out"
+expect_eq "$("$bin" show lake_cdc/shop/ages --format csv --order-by id)" "id,seq,age,_rescued_data
+1,1,36,
+2,1,,\"{\"\"_file_path\"\":\"\"$work/a/1.csv\"\",\"\"age\"\":\"\"xx\"\"}\"" "declared AUTO CDC rescue: "
+
+# A declared rescue column must be STRING; a file column of the same name in another case is
+# refused before anything is written.
+sed 's/(id BIGINT NOT NULL, seq BIGINT, age INT)/(id BIGINT NOT NULL, seq BIGINT, age INT, _rescued_data BIGINT)/' \
+  cdc.sql > badtype.sql
+rc=0; out=$("$bin" run badtype.sql --warehouse lake_bt 2>&1) || rc=$?
+expect_eq "$rc" "2" "a BIGINT rescue column: exit code: "
+expect_in "$out" "column '_rescued_data' of shop.ages is declared bigint, but it is the source's rescued-data column"
+mkdir k
+printf '{"id": 1, "n": "x", "_Rescued_Data": "mine"}\n' > k/1.jsonl
+cat > clash.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.k
+AS SELECT * FROM STREAM(read_files('$work/k/*.jsonl', format => 'json', rescuedDataColumn => '_rescued_data'));
+SQL
+rc=0; out=$("$bin" run clash.sql --warehouse lake_k 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || fail "a case-insensitive clash with the rescue column went through: $out"
+expect_in "$out" "more than one column is named '_rescued_data'"
+[ ! -d lake_k/shop/k/_delta_log ] || fail "a table was created despite the clash"
+
 sed "s/format => 'csv',$/format => 'parquet',/" p.sql > bad.sql
 rc=0; out=$("$bin" run bad.sql --warehouse bad 2>&1) || rc=$?
 expect_eq "$rc" "2" "rescuedDataColumn on parquet: exit code: "

@@ -63,8 +63,11 @@ Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
   std::vector<std::string> reasons;
   std::vector<std::string> misfits;  // the column each reason is about
   // With a rescue column: per row, the values that did not cast (column -> value).
-  const bool rescue = !rescue_column.empty() && source.FieldIndex(rescue_column) >= 0 &&
-                      declared.FieldIndex(rescue_column) >= 0;
+  const bool rescue =
+      !rescue_column.empty() && source.FieldIndex(rescue_column) >= 0 &&
+      declared.FieldIndex(rescue_column) >= 0 &&
+      declared.field(static_cast<size_t>(declared.FieldIndex(rescue_column))).type->id() ==
+          data::TypeId::kString;
   std::vector<json::Json> rescued;
   auto keep_source = [&](size_t c) {
     fields.push_back(source.field(c));

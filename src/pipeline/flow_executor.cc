@@ -226,6 +226,16 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
           rows, ConformIngestRows(flow, std::move(rows), &undeclared_seen, &report.warnings));
       spec.schema = rows.rows.schema();  // the declared columns, as a new table gets them
     }
+    if (flow.kind == FlowPlan::Kind::kAutoCdc && flow.declared_schema) {
+      // Cast to the declared types here (the applier's own cast then has nothing to do), so that
+      // the schema policy sees the values that do not fit and the source's rescued-data column
+      // takes them.
+      apply::ConformReport conformed;
+      CDCLAKE_ASSIGN_OR_RETURN(rows,
+                               apply::ConformToDeclared(std::move(rows), *flow.declared_schema,
+                                                        /*keep_undeclared=*/true, &conformed,
+                                                        flow.source.options.rescued_data_column));
+    }
     if (policy == SchemaPolicy::kBlock) {
       CDCLAKE_RETURN_IF_ERROR(
           schema_watch.CheckBlocked(rows.rows.schema(), writes, &outcome->blocked));
@@ -324,7 +334,16 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       CDCLAKE_ASSIGN_OR_RETURN(report.schema_changes,
                                schema_watch.AfterCommit(fs, rows.rows.schema()));
     }
-    for (SchemaChange& r : refused) report.schema_changes.push_back(std::move(r));
+    for (SchemaChange& r : refused) {
+      // A table this batch created: the column's type is known now.
+      if (r.old_type.empty() && schema_watch.known()) {
+        const int at = schema_watch.known()->FieldIndex(r.column);
+        if (at >= 0) {
+          r.old_type = schema_watch.known()->field(static_cast<size_t>(at)).type->ToString();
+        }
+      }
+      report.schema_changes.push_back(std::move(r));
+    }
     if (table_id.empty() && report.table_version) table_id = TableIdOf(fs, flow.target_folder);
     report.table_id = table_id;
     if (input->end.is_object() && input->end.contains("tableId") &&

@@ -354,6 +354,13 @@ class Planner {
   // innermost first). `seen` holds the views on the way, to refuse a view that reads itself.
   Status Resolve(const sql::SourceRef& ref, SourcePlan* source,
                  std::set<const sql::CreateView*>* seen) {
+    // STREAM(v) WITH ('skipChangeCommits' = ...) of a view: the table the view reads takes it.
+    source->skip_change_commits = source->skip_change_commits || ref.skip_change_commits;
+    if (source->skip_change_commits && ref.kind != sql::SourceRef::Kind::kTable) {
+      return ErrorAt(ref.position,
+                     "skipChangeCommits is for a Delta table read as a stream; this source is "
+                     "not one");
+    }
     if (ref.kind == sql::SourceRef::Kind::kReadFiles) {
       source->streaming = source->streaming && ref.streaming;
       return ReadFilesOptions(ref, source);
@@ -406,7 +413,6 @@ class Planner {
     source->kind = SourcePlan::Kind::kTable;
     source->table = name;
     source->streaming = source->streaming && ref.streaming;
-    source->skip_change_commits = ref.skip_change_commits;
     auto folder = warehouse_.TableFolder(ref.table.ToString());
     if (!folder.ok()) return ErrorAt(ref.position, folder.status().message());
     source->table_folder = *folder;
@@ -451,12 +457,31 @@ class Planner {
     return Status::OK();
   }
 
-  void TakeTableDefinition(const sql::CreateStreamingTable& table, FlowPlan* flow) const {
+  // After the flow's source is resolved: a declared column list gains the source's rescued-data
+  // column (read_files' rescuedDataColumn), which must be STRING when it is declared.
+  Status TakeTableDefinition(const sql::CreateStreamingTable& table, FlowPlan* flow) const {
     flow->declared_schema = table.schema;
+    const std::string& rescue = flow->source.options.rescued_data_column;
+    if (flow->declared_schema && !rescue.empty()) {
+      const int at = flow->declared_schema->FieldIndex(rescue);
+      if (at < 0) {
+        std::vector<data::Field> fields = flow->declared_schema->fields();
+        fields.push_back({rescue, data::DataType::String(), true});
+        flow->declared_schema = data::Schema(std::move(fields));
+      } else if (flow->declared_schema->field(static_cast<size_t>(at)).type->id() !=
+                 data::TypeId::kString) {
+        return ErrorAt(flow->position,
+                       "column '" + rescue + "' of " + flow->target + " is declared " +
+                           flow->declared_schema->field(static_cast<size_t>(at)).type->ToString() +
+                           ", but it is the source's rescued-data column, which holds JSON text: "
+                           "declare it STRING");
+      }
+    }
     for (const sql::TableProperty& p : table.properties) flow->table_properties[p.key] = p.value;
     flow->partition_columns = table.partition_columns;
     flow->flow.partition_columns = table.partition_columns;
     flow->expectations = table.expectations;
+    return Status::OK();
   }
 
   Status AddFlow(FlowPlan flow) {
@@ -479,7 +504,7 @@ class Planner {
     std::set<const sql::CreateView*> seen;
     CDCLAKE_RETURN_IF_ERROR(Resolve(table.query->from, &flow.source, &seen));
     flow.source.transforms.push_back(*table.query);
-    TakeTableDefinition(table, &flow);
+    CDCLAKE_RETURN_IF_ERROR(TakeTableDefinition(table, &flow));
     return AddFlow(std::move(flow));
   }
 
@@ -499,7 +524,7 @@ class Planner {
     flow.target_folder = plan_.tables[flow.target];
     std::set<const sql::CreateView*> seen;
     CDCLAKE_RETURN_IF_ERROR(Resolve(cdc.source, &flow.source, &seen));
-    TakeTableDefinition(*table, &flow);
+    CDCLAKE_RETURN_IF_ERROR(TakeTableDefinition(*table, &flow));
     apply::FlowDefinition& def = flow.flow;
     def.name = flow.name;
     def.target = flow.target_folder;
@@ -611,7 +636,7 @@ class Planner {
                              ": AUTO CDC FROM SNAPSHOT reads files (a folder of versioned "
                              "snapshots, or one file re-read each run), not tables yet");
     }
-    TakeTableDefinition(*table, &flow);
+    CDCLAKE_RETURN_IF_ERROR(TakeTableDefinition(*table, &flow));
     if (!flow.expectations.empty()) {
       return ErrorAt(flow.expectations[0].position,
                      "expectation '" + flow.expectations[0].name + "' on " + flow.target +

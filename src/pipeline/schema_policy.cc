@@ -27,13 +27,13 @@ std::string Where(const change::SourcePosition& p) {
   return " (" + p.file + " at byte " + std::to_string(p.byte_offset) + ")";
 }
 
-// Moves the rows with a reason to `batch->rejected`, each naming its misfit column.
+// The rows with a reason, as rejected records naming their misfit column, appended to
+// `batch->rejected` with the text of the row as it arrived; the others' indices in `keep`.
 void RejectRows(const std::vector<std::string>& reasons, const std::vector<std::string>& columns,
-                change::ChangeBatch* batch) {
-  std::vector<int64_t> keep;
+                change::ChangeBatch* batch, std::vector<int64_t>* keep) {
   for (size_t r = 0; r < reasons.size(); ++r) {
     if (reasons[r].empty()) {
-      keep.push_back(static_cast<int64_t>(r));
+      keep->push_back(static_cast<int64_t>(r));
       continue;
     }
     const auto row = static_cast<int64_t>(r);
@@ -42,7 +42,21 @@ void RejectRows(const std::vector<std::string>& reasons, const std::vector<std::
         r < batch->positions.size() ? batch->positions[r] : change::SourcePosition{}, reasons[r],
         columns[r]});
   }
-  if (keep.size() != reasons.size()) change::KeepRows(keep, batch);
+}
+
+bool IsNumber(data::TypeId id) {
+  switch (id) {
+    case data::TypeId::kInt8:
+    case data::TypeId::kInt16:
+    case data::TypeId::kInt32:
+    case data::TypeId::kInt64:
+    case data::TypeId::kFloat:
+    case data::TypeId::kDouble:
+    case data::TypeId::kDecimal:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // Whether row r's cell of column c leaves the target's value as it is (TOAST, update masks).
@@ -88,6 +102,7 @@ Result<change::ChangeBatch> QuarantineMisfits(change::ChangeBatch rows, const da
   std::vector<std::string> reasons(static_cast<size_t>(n));
   std::vector<std::string> columns(static_cast<size_t>(n));
   std::vector<bool> dropped(rows.rows.num_columns(), false);
+  std::vector<std::optional<data::Column>> casts(rows.rows.num_columns());
   auto note = [&](int64_t r, const std::string& column, std::string reason) {
     const auto i = static_cast<size_t>(r);
     if (!reasons[i].empty()) return;
@@ -112,19 +127,33 @@ Result<change::ChangeBatch> QuarantineMisfits(change::ChangeBatch rows, const da
     }
     const data::TypePtr& to = target.field(static_cast<size_t>(t)).type;
     if (have.type()->Equals(*to)) continue;
-    // Another type: each value must cast to the table's type, and without loss (4.7 does not
-    // fit an INT column); text fits when it casts.
+    // Another type: each value must cast to the table's type, and without loss: 4.5 does not
+    // fit a BIGINT column, as a number or as text ('042' does, as 42).
     auto cast = data::CastColumnAs(have, to);
-    std::optional<data::Column> back;
-    if (cast.ok() && have.type()->id() != data::TypeId::kString) {
+    std::optional<data::Column> back;   // the cast value, cast back for comparing
+    std::optional<data::Column> given;  // the value compared with it
+    const bool text = have.type()->id() == data::TypeId::kString;
+    if (cast.ok() && !text) {
       auto again = data::CastColumnAs(*cast, have.type());
       if (again.ok()) back = std::move(*again);
+      given = have;
+    } else if (cast.ok() && IsNumber(to->id())) {
+      // Text into a number: compared as doubles (Spark's CAST truncates '4.5' to 4).
+      auto as_double = data::CastColumnAs(have, data::DataType::Double());
+      auto again = data::CastColumnAs(*cast, data::DataType::Double());
+      if (as_double.ok() && again.ok()) {
+        given = std::move(*as_double);
+        back = std::move(*again);
+      }
     }
+    const bool compare = !text || IsNumber(to->id());
     for (int64_t r = 0; r < n; ++r) {
       if (have.IsNull(r) || Unchanged(rows, c, r)) continue;
-      const bool fits = cast.ok() && cast->IsValid(r) &&
-                        (have.type()->id() == data::TypeId::kString ||
-                         (back && back->IsValid(r) && back->GetValue(r) == have.GetValue(r)));
+      bool fits = cast.ok() && cast->IsValid(r);
+      if (fits && compare) {
+        fits = back && given && back->IsValid(r) && given->IsValid(r) &&
+               back->GetValue(r) == given->GetValue(r);
+      }
       if (fits) continue;
       note(r, f.name,
            "column '" + f.name + "': value '" +
@@ -133,11 +162,14 @@ Result<change::ChangeBatch> QuarantineMisfits(change::ChangeBatch rows, const da
                " column");
     }
     if (cast.ok()) {
-      rows.rows.mutable_column(c) = std::move(*cast);
+      casts[c] = std::move(*cast);
     } else {
       dropped[c] = true;  // every value was refused above
     }
   }
+  // Rejected records first, from the rows as they arrived (the refused values still there).
+  std::vector<int64_t> keep;
+  RejectRows(reasons, columns, &rows, &keep);
   // The cast columns take the table's types in the batch's schema too.
   std::vector<data::Field> fields;
   std::vector<data::Column> kept;
@@ -147,15 +179,16 @@ Result<change::ChangeBatch> QuarantineMisfits(change::ChangeBatch rows, const da
   for (size_t c = 0; c < all.size(); ++c) {
     if (dropped[c]) continue;
     data::Field f = source.field(c);
-    f.type = all[c].type();
+    data::Column column = casts[c] ? std::move(*casts[c]) : std::move(all[c]);
+    f.type = column.type();
     fields.push_back(std::move(f));
-    kept.push_back(std::move(all[c]));
+    kept.push_back(std::move(column));
     if (!rows.unchanged.empty()) unchanged.push_back(std::move(rows.unchanged[c]));
   }
   rows.rows = data::RecordBatch(data::Schema(std::move(fields)), std::move(kept));
   rows.rows.set_num_rows(n);
   rows.unchanged = std::move(unchanged);
-  RejectRows(reasons, columns, &rows);
+  if (keep.size() != static_cast<size_t>(n)) change::KeepRows(keep, &rows);
   return rows;
 }
 

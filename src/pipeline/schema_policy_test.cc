@@ -95,17 +95,33 @@ TEST(SchemaPolicy, QuarantineSetsAsideRowsThatDoNotFitAndKeepsTheTablesColumns) 
   EXPECT_EQ(later[0].rows, 1);
 }
 
-TEST(SchemaPolicy, TextFitsWhenItCasts) {
+TEST(SchemaPolicy, TextFitsWhenItCastsWithoutLoss) {
   change::ChangeBatch batch;
   batch.rows = data::RecordBatch(data::Schema({{"amount", DataType::String(), true}}));
   batch.rows.AppendRow({Value::Bytes("042")});
   batch.rows.AppendRow({Value::Bytes("abc")});
+  batch.rows.AppendRow({Value::Bytes("4.5")});  // Spark's CAST would truncate it to 4
+  batch.rows.AppendRow({Value::Bytes("7.0")});
   auto out = QuarantineMisfits(
       std::move(batch), data::Schema({{"amount", DataType::Int64(), true}}), WritesAllButOp, "t");
   ASSERT_TRUE(out.ok()) << out.status().ToString();
-  ASSERT_EQ(out->rows.num_rows(), 1);
+  ASSERT_EQ(out->rows.num_rows(), 2);
   EXPECT_EQ(out->rows.GetRow(0)[0], Value::Int(42));
-  ASSERT_EQ(out->rejected.size(), 1u);
+  EXPECT_EQ(out->rows.GetRow(1)[0], Value::Int(7));
+  ASSERT_EQ(out->rejected.size(), 2u);
+  EXPECT_NE(out->rejected[1].reason.find("value '4.5'"), std::string::npos);
+}
+
+// A source without record text (a table read as a stream): the quarantined record is the row
+// as it arrived, the refused values in it, not the row after the cast or the column dropped.
+TEST(SchemaPolicy, AQuarantinedRowWithoutTextKeepsTheRefusedValues) {
+  change::ChangeBatch batch = Rows();
+  batch.raw.clear();
+  auto out = QuarantineMisfits(std::move(batch), Target(), WritesAllButOp, "shop.t");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->rejected.size(), 3u);
+  EXPECT_NE(out->rejected[0].raw.find("4.5"), std::string::npos) << out->rejected[0].raw;
+  EXPECT_NE(out->rejected[1].raw.find("\"tier\":\"x\""), std::string::npos) << out->rejected[1].raw;
 }
 
 TEST(SchemaPolicy, BlockNamesTheFirstMisfitAndWhereItWas) {

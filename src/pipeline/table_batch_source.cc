@@ -5,6 +5,7 @@
 #include "pipeline/batch_source.h"
 #include "pipeline/bronze_columns.h"
 #include "pipeline/table_stream.h"
+#include "pipeline/version_row_names.h"
 
 namespace cdclake::pipeline {
 
@@ -32,10 +33,12 @@ class TableBatchSource : public BatchSource {
     std::optional<data::RecordBatch> rows;
     int64_t last = -1;
     int64_t written_ms = 0;
+    std::vector<int64_t> versions;  // each row's
     while (!rows || rows->num_rows() < batch_rows_) {
       CDCLAKE_ASSIGN_OR_RETURN(std::optional<AppendedRows> next, stream_->Next());
       if (!next) break;
       last = next->version;
+      versions.insert(versions.end(), static_cast<size_t>(next->rows.num_rows()), next->version);
       written_ms = std::max(written_ms, next->timestamp_ms);
       if (!rows) {
         rows = std::move(next->rows);
@@ -48,6 +51,9 @@ class TableBatchSource : public BatchSource {
     if (!rows) return std::optional<InputBatch>();
     InputBatch out;
     CDCLAKE_ASSIGN_OR_RETURN(out.rows, ChangeRowsFromTable(std::move(*rows)));
+    // Rows without bronze columns are named by version and place (a row quarantined before a
+    // crash is not quarantined again when the version is read again).
+    NameRowsByVersion(table_, versions, &out.rows);
     out.end = json::Json::object();
     out.end["table"] = table_;
     out.end["version"] = last;

@@ -8,6 +8,7 @@
 #include "delta/snapshot.h"
 #include "pipeline/batch_source.h"
 #include "pipeline/bronze_columns.h"
+#include "pipeline/version_row_names.h"
 
 namespace cdclake::pipeline {
 
@@ -66,22 +67,12 @@ class TableChangesSource : public BatchSource {
     const data::RecordBatch& rows = batch->rows;
     const int version = rows.schema().FieldIndex(std::string(delta::kCommitVersionColumn));
     if (version < 0) return;
-    const auto n = static_cast<size_t>(rows.num_rows());
-    if (batch->positions.size() < n) batch->positions.resize(n);
-    int64_t current = -1;
-    int64_t ordinal = 0;
-    for (size_t r = 0; r < n; ++r) {
-      const int64_t v =
+    std::vector<int64_t> versions(static_cast<size_t>(rows.num_rows()));
+    for (size_t r = 0; r < versions.size(); ++r) {
+      versions[r] =
           rows.column(static_cast<size_t>(version)).GetValue(static_cast<int64_t>(r)).int_value();
-      ordinal = v == current ? ordinal + 1 : 0;
-      current = v;
-      change::SourcePosition& p = batch->positions[r];
-      if (!p.file.empty()) continue;
-      char padded[32];
-      std::snprintf(padded, sizeof padded, "%020lld", static_cast<long long>(v));
-      p.file = table_ + "@v" + padded;
-      p.byte_offset = ordinal;
     }
+    NameRowsByVersion(table_, versions, batch);
   }
 
   Result<std::optional<InputBatch>> Next() override {

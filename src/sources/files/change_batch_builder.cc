@@ -2,6 +2,7 @@
 #include "sources/files/change_batch_builder_internal.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace cdclake::sources::internal {
@@ -39,9 +40,11 @@ bool NamedIn(const std::vector<std::string>& names, std::string_view name) {
 }
 
 Status CheckUniqueNames(const data::Schema& schema, const std::string& path) {
-  std::set<std::string_view> names;
+  std::set<std::string> names;  // lower case: Delta's column names ignore case
   for (const data::Field& field : schema.fields()) {
-    if (!names.insert(field.name).second) {
+    std::string lower = field.name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!names.insert(std::move(lower)).second) {
       return Status::InvalidArgument(path + ": more than one column is named '" + field.name +
                                      "' (names are matched to the schema ignoring case)");
     }
