@@ -264,10 +264,11 @@ TEST_F(RocksKeyIndexTest, DataSurvivesReopen) {
   EXPECT_EQ(n, 999u);
 }
 
-// A write of 16,384 entries or more goes in as an ingested table file when the index runs
-// without RocksDB's log (the engine's case): the same result as the memory index's, whatever
-// mix of new keys, overwrites, repeated puts and deletes it holds, a second ingested file over
-// the first included, and it survives a reopen.
+// A write of 200,000 entries or more (or the first write of an opened index from 16,384) goes
+// in as an ingested table file when the index runs without RocksDB's log (the engine's case):
+// the same result as the memory index's, whatever mix of new keys, overwrites, repeated puts
+// and deletes it holds, a later write through the memtable over it included, and it survives a
+// reopen; a first write of 20,000 entries into a reopened index is ingested over both.
 TEST_F(RocksKeyIndexTest, LargeWriteIngestedEqualsTheMemoryIndex) {
   auto memory = NewMemoryKeyIndex();
   auto all = [](KeyIndex& index) {
@@ -299,7 +300,7 @@ TEST_F(RocksKeyIndexTest, LargeWriteIngestedEqualsTheMemoryIndex) {
     Status s = rocks->Write(large);
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_TRUE(memory->Write(large).ok());
-    IndexWriteBatch again;  // ingested over the first file: overwrites, a delete, new keys
+    IndexWriteBatch again;  // through the memtable over the ingested file (not the first write)
     for (int i = 0; i < 20000; ++i) again.puts.emplace_back("k" + std::to_string(i * 7), "again");
     again.puts.emplace_back("k900000", "new");
     again.deletes = {"k21"};
@@ -321,6 +322,16 @@ TEST_F(RocksKeyIndexTest, LargeWriteIngestedEqualsTheMemoryIndex) {
   auto reopened = OpenRocksKeyIndex(path_, 4 << 20, /*write_ahead_log=*/false);
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   EXPECT_EQ(all(**reopened), expected);
+  IndexWriteBatch first;  // the reopened index's first write: ingested over both
+  for (int i = 0; i < 20000; ++i) first.puts.emplace_back("k" + std::to_string(i * 11), "first");
+  first.deletes = {"k22", "k14"};
+  ASSERT_TRUE((*reopened)->Write(first).ok());
+  ASSERT_TRUE(memory->Write(first).ok());
+  expected = all(*memory);
+  EXPECT_EQ(expected.at("k11"), "first");
+  EXPECT_EQ(expected.count("k14"), 0u);
+  EXPECT_EQ(all(**reopened), expected);
+  EXPECT_FALSE(Exists(path_ + "/cdclake-ingest.sst"));
 }
 
 TEST_F(RocksKeyIndexTest, DestroyRemovesTheDatabase) {

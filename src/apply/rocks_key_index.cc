@@ -26,10 +26,14 @@ constexpr int kCacheShardBits = 2;  // 4 block-cache shards (MakeOptions says wh
 // MultiGet hands RocksDB this many keys at a time, so that the blocks pinned for one call's
 // values stay a small part of the cache.
 constexpr size_t kMultiGetChunk = 1024;
-// A write of this many entries or more (a batch, a load, a snapshot) goes in as one sorted table file
+// A write of this many entries or more (a load, a snapshot) goes in as one sorted table file
 // ingested into the database, not through the memtable: no memtable inserts, no flushes, and
 // into an empty index no compaction later (docs/apply.md, "The key index and its durable form").
-constexpr size_t kIngestFrom = 16384;
+constexpr size_t kIngestFrom = 200000;
+// The first write of an opened index goes in so from this many entries: a process that applies
+// one batch and exits would otherwise insert it into the memtable and flush it at close. Later
+// writes of a long run go through the memtable, which gathers many batches per table file.
+constexpr size_t kIngestFirstFrom = 16384;
 constexpr const char* kIngestFile = "cdclake-ingest.sst";
 
 // Our Status for a failed RocksDB call: "rocksdb <what> <path>: <rocksdb message>".
@@ -218,7 +222,11 @@ class RocksKeyIndex final : public KeyIndex {
               [](const std::string* a, const std::string* b) { return *a < *b; });
     // Without the write-ahead log a write is not durable until flushed anyway, so an ingested
     // file (synced, atomic) promises as much.
-    if (!write_ahead_log_ && order.size() + deletes.size() >= kIngestFrom) {
+    const size_t entries = order.size() + deletes.size();
+    const bool first = !wrote_;
+    wrote_ = true;
+    if (!write_ahead_log_ &&
+        (entries >= kIngestFrom || (first && entries >= kIngestFirstFrom))) {
       return Ingest(batch, order, deletes);
     }
     rocksdb::WriteBatch wb;
@@ -303,6 +311,7 @@ class RocksKeyIndex final : public KeyIndex {
   std::string path_;
   std::unique_ptr<rocksdb::DB> db_;
   bool write_ahead_log_ = true;
+  bool wrote_ = false;  // a write came before (kIngestFirstFrom)
 };
 
 }  // namespace
