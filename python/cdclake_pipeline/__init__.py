@@ -1,0 +1,495 @@
+"""What a Python pipeline file declares, recorded and written out as cdclake's pipeline SQL.
+
+The `pyspark.pipelines` (`dp`), legacy `dlt` and `pyspark.sql` modules that ship with cdclake
+are thin fronts over this module: calling them records tables, views, flows and expectations;
+`to_sql()` writes the pipeline in the SQL that `cdclake run FILE.sql` reads, so a Python file
+and the SQL file that means the same thing are planned and run by the same code. No Spark runs.
+"""
+
+import os
+import re
+import traceback
+
+__all__ = ["Unsupported", "Column", "DataFrame", "registry", "to_sql"]
+
+
+class Unsupported(Exception):
+    """A call cdclake cannot run; `call` names it (the translator adds the file's line)."""
+
+    def __init__(self, call, hint=""):
+        self.call = call
+        self.hint = hint
+        super().__init__(f"{call} is not supported by cdclake" + (f": {hint}" if hint else ""))
+
+
+# ---------------------------------------------------------------- SQL text
+
+_SIMPLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def ident(name):
+    """A column name as SQL: bare when simple, else in backquotes."""
+    name = str(name)
+    return name if _SIMPLE.match(name) else "`" + name.replace("`", "``") + "`"
+
+
+def table_name(name):
+    """A table name (dotted parts kept) as SQL."""
+    return ".".join(ident(p) for p in str(name).split("."))
+
+
+def literal(value):
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+# ---------------------------------------------------------------- columns
+
+class Column:
+    """An expression, kept as SQL text."""
+
+    def __init__(self, sql, name=None):
+        self._sql = sql
+        self._name = name  # the output name when it is a plain column or aliased
+
+    def sql(self):
+        return self._sql
+
+    def __repr__(self):
+        return f"Column<{self._sql}>"
+
+    def _op(self, op, other):
+        return Column(f"({self._sql} {op} {as_sql(other)})")
+
+    def _rop(self, op, other):
+        return Column(f"({as_sql(other)} {op} {self._sql})")
+
+    def __eq__(self, other):  # noqa: D105 - Column equality builds an expression
+        return self._op("=", other)
+
+    def __ne__(self, other):
+        return self._op("<>", other)
+
+    def __lt__(self, other):
+        return self._op("<", other)
+
+    def __le__(self, other):
+        return self._op("<=", other)
+
+    def __gt__(self, other):
+        return self._op(">", other)
+
+    def __ge__(self, other):
+        return self._op(">=", other)
+
+    def __and__(self, other):
+        return self._op("AND", other)
+
+    def __or__(self, other):
+        return self._op("OR", other)
+
+    def __rand__(self, other):
+        return self._rop("AND", other)
+
+    def __ror__(self, other):
+        return self._rop("OR", other)
+
+    def __invert__(self):
+        return Column(f"(NOT {self._sql})")
+
+    def __add__(self, other):
+        return self._op("+", other)
+
+    def __sub__(self, other):
+        return self._op("-", other)
+
+    def __mul__(self, other):
+        return self._op("*", other)
+
+    def __truediv__(self, other):
+        return self._op("/", other)
+
+    def __bool__(self):
+        raise Unsupported("using a Column as a Python bool",
+                          "combine conditions with &, | and ~, not and/or/not")
+
+    __hash__ = None
+
+    def isNull(self):
+        return Column(f"({self._sql} IS NULL)")
+
+    def isNotNull(self):
+        return Column(f"({self._sql} IS NOT NULL)")
+
+    def isin(self, *values):
+        if len(values) == 1 and isinstance(values[0], (list, tuple, set)):
+            values = tuple(values[0])
+        return Column(f"({self._sql} IN ({', '.join(as_sql(v) for v in values)}))")
+
+    def cast(self, type_name):
+        if not isinstance(type_name, str):
+            raise Unsupported("Column.cast with a type object", "give the type as a string")
+        return Column(f"CAST({self._sql} AS {type_name})")
+
+    def alias(self, name):
+        return Column(self._sql, name)
+
+    name = alias
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise Unsupported(f"Column.{attr}")
+
+
+def as_sql(value):
+    return value.sql() if isinstance(value, Column) else literal(value)
+
+
+def as_column(value):
+    """A column given as a Column or a name."""
+    return value if isinstance(value, Column) else Column(ident(value), str(value))
+
+
+def condition_sql(value, what):
+    """A condition given as a Column or a SQL string (expr)."""
+    if isinstance(value, Column):
+        return value.sql()
+    if isinstance(value, str):
+        return value
+    raise Unsupported(f"{what} given as {type(value).__name__}", "give a Column or a SQL string")
+
+
+# ---------------------------------------------------------------- sources and frames
+
+class Source:
+    """Where a DataFrame's rows come from: a table or view, its change feed, or files."""
+
+    def __init__(self, kind, streaming, name=None, path=None, fmt=None, options=None,
+                 schema=None, starting_version=None, skip_change_commits=False):
+        self.kind = kind  # "table", "changes", "files"
+        self.streaming = streaming
+        self.name = name
+        self.path = path
+        self.fmt = fmt
+        self.options = options or {}
+        self.schema = schema
+        self.starting_version = starting_version
+        self.skip_change_commits = skip_change_commits
+
+    def sql(self):
+        if self.kind == "table":
+            inner = table_name(self.name)
+        elif self.kind == "changes":
+            inner = f"table_changes({literal(self.name)}, {int(self.starting_version or 0)})"
+        else:
+            args = [literal(self.path), f"format => {literal(self.fmt)}"]
+            if self.schema:
+                args.append(f"schema => {literal(self.schema)}")
+            for key, value in self.options.items():
+                args.append(f"{key} => {literal(value)}")
+            inner = f"read_files({', '.join(args)})"
+        if not self.streaming:
+            return inner
+        out = f"STREAM({inner})"
+        if self.skip_change_commits:
+            out += " WITH ('skipChangeCommits' = 'true')"
+        return out
+
+
+class DataFrame:
+    """A query over one source: a select list (None: every column) and conditions."""
+
+    def __init__(self, source, items=None, where=None):
+        self._source = source
+        self._items = items
+        self._where = where or []
+
+    def _with(self, items=None, where=None):
+        return DataFrame(self._source, self._items if items is None else items,
+                         self._where + (where or []))
+
+    @property
+    def isStreaming(self):
+        return self._source.streaming
+
+    def select(self, *cols):
+        if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+            cols = tuple(cols[0])
+        items = []
+        for c in cols:
+            if isinstance(c, str) and c == "*":
+                items.append("*")
+                continue
+            col = as_column(c)
+            items.append(col.sql() if col._name is None or col.sql() == ident(col._name)
+                         else f"{col.sql()} AS {ident(col._name)}")
+        self._nested_select()
+        return self._with(items=items)
+
+    def selectExpr(self, *exprs):
+        self._nested_select()
+        return self._with(items=list(exprs))
+
+    def withColumn(self, name, col):
+        items = list(self._items or ["*"])
+        items.append(f"{as_sql(col)} AS {ident(name)}")
+        return self._with(items=items)
+
+    def withColumnRenamed(self, old, new):
+        if self._items is not None:
+            raise Unsupported("withColumnRenamed after select", "rename in the select instead")
+        return self._with(items=[f"* EXCEPT ({ident(old)})", f"{ident(old)} AS {ident(new)}"])
+
+    def drop(self, *names):
+        if self._items is not None:
+            raise Unsupported("drop after select", "leave the column out of the select instead")
+        return self._with(items=[f"* EXCEPT ({', '.join(ident(n) for n in names)})"])
+
+    def filter(self, condition):
+        return self._with(where=[condition_sql(condition, "filter")])
+
+    where = filter
+
+    def _nested_select(self):
+        if self._items is not None:
+            raise Unsupported("a select of a select", "write one select")
+
+    def sql(self):
+        items = ", ".join(self._items) if self._items else "*"
+        out = f"SELECT {items} FROM {self._source.sql()}"
+        if self._where:
+            out += " WHERE " + " AND ".join(f"({w})" for w in self._where)
+        return out
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise Unsupported(f"DataFrame.{attr}",
+                          "a pipeline's DataFrames may select, selectExpr, withColumn, "
+                          "withColumnRenamed, filter/where and drop")
+
+
+# Reader options that change nothing cdclake does (it keeps its own positions and schemas).
+_IGNORED_OPTIONS = {"cloudfiles.schemalocation", "cloudfiles.infercolumntypes",
+                    "cloudfiles.maxfilespertrigger", "maxfilespertrigger",
+                    "cloudfiles.includeexistingfiles", "ignorechanges"}
+
+
+class DataReader:
+    """spark.read / spark.readStream."""
+
+    def __init__(self, streaming, conf):
+        self._streaming = streaming
+        self._format = None
+        self._options = {}
+        self._schema = None
+        self._conf = conf
+
+    def format(self, fmt):
+        self._format = str(fmt)
+        return self
+
+    def option(self, key, value):
+        self._options[str(key)] = value
+        return self
+
+    def options(self, **kw):
+        for key, value in kw.items():
+            self.option(key, value)
+        return self
+
+    def schema(self, schema):
+        if not isinstance(schema, str):
+            raise Unsupported("schema given as a StructType", "give it as a DDL string")
+        self._schema = schema
+        return self
+
+    def _flag(self, key):
+        for k, v in self._options.items():
+            if k.lower() == key.lower():
+                return str(v).lower() == "true"
+        return False
+
+    def table(self, name):
+        changes = self._flag("readChangeFeed")
+        skip = self._flag("skipChangeCommits")
+        for key in self._options:
+            if key.lower() not in ("readchangefeed", "skipchangecommits", "startingversion") \
+                    and key.lower() not in _IGNORED_OPTIONS:
+                raise Unsupported(f"the option '{key}' of a table read",
+                                  "cdclake knows readChangeFeed, startingVersion, skipChangeCommits")
+        if changes:
+            start = next((v for k, v in self._options.items() if k.lower() == "startingversion"), 0)
+            return DataFrame(Source("changes", self._streaming, name=name,
+                                    starting_version=int(start)))
+        return DataFrame(Source("table", self._streaming, name=name, skip_change_commits=skip))
+
+    def load(self, path=None):
+        if path is None:
+            raise Unsupported("load() without a path")
+        fmt = (self._format or "").lower()
+        options = {}
+        for key, value in self._options.items():
+            k = key.lower()
+            if k == "cloudfiles.format" and fmt == "cloudfiles":
+                fmt = str(value).lower()
+            elif k in ("cloudfiles.schemahints", "schemahints"):
+                options["schemaHints"] = value
+            elif k in ("rescueddatacolumn", "cloudfiles.rescueddatacolumn"):
+                options["rescuedDataColumn"] = value
+            elif k == "header":
+                if str(value).lower() != "true":
+                    raise Unsupported("CSV files without a header row")
+            elif k not in _IGNORED_OPTIONS:
+                raise Unsupported(f"the file option '{key}'",
+                                  "cdclake knows cloudFiles.format, cloudFiles.schemaHints, "
+                                  "header and rescuedDataColumn")
+        if fmt not in ("json", "csv", "parquet"):
+            raise Unsupported(f"format('{self._format}')",
+                              "files are read as cloudFiles, json, csv or parquet")
+        return DataFrame(Source("files", self._streaming, path=str(path), fmt=fmt,
+                                options=options, schema=self._schema))
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise Unsupported(f"{'readStream' if self._streaming else 'read'}.{attr}")
+
+
+# ---------------------------------------------------------------- declarations
+
+class Registry:
+    def __init__(self):
+        self.user_file = None  # the pipeline file's absolute path (set by the translator)
+        self.statements = []  # (SQL text, the file's line that declared it), in order
+
+    def add(self, text):
+        line = None
+        for frame in traceback.extract_stack():
+            if self.user_file and os.path.abspath(frame.filename) == self.user_file:
+                line = frame.lineno
+        self.statements.append((text, line))
+
+
+registry = Registry()
+
+
+def _selection(columns, except_columns, what):
+    if columns is not None and except_columns is not None:
+        raise Unsupported(f"both {what}_list and {what.replace('column', 'except_column')}_list")
+    if columns is not None:
+        return "(" + ", ".join(ident(c) for c in columns) + ")"
+    if except_columns is not None:
+        return "* EXCEPT (" + ", ".join(ident(c) for c in except_columns) + ")"
+    return None
+
+
+def _constraints(expectations):
+    out = []
+    for name, condition, action in expectations:
+        text = f"CONSTRAINT {ident(name)} EXPECT ({condition_sql(condition, 'an expectation')})"
+        if action:
+            text += f" ON VIOLATION {action}"
+        out.append(text)
+    return out
+
+
+def _table_clauses(comment, table_properties, partition_cols):
+    out = ""
+    if comment:
+        out += f"\nCOMMENT {literal(comment)}"
+    if partition_cols:
+        out += "\nPARTITIONED BY (" + ", ".join(ident(c) for c in partition_cols) + ")"
+    if table_properties:
+        props = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in table_properties.items())
+        out += f"\nTBLPROPERTIES ({props})"
+    return out
+
+
+def add_table(name, query=None, comment=None, schema=None, table_properties=None,
+              partition_cols=None, expectations=()):
+    if query is not None and not query.isStreaming:
+        raise Unsupported(f"table '{name}' from a batch read (a materialized view)",
+                          "read the source with spark.readStream or dp.read_stream")
+    if schema is not None and not isinstance(schema, str):
+        raise Unsupported("schema given as a StructType", "give it as a DDL string")
+    inside = ([schema] if schema else []) + _constraints(expectations)
+    text = f"CREATE OR REFRESH STREAMING TABLE {table_name(name)}"
+    if inside:
+        text += " (" + ", ".join(inside) + ")"
+    text += _table_clauses(comment, table_properties, partition_cols)
+    if query is not None:
+        text += "\nAS " + query.sql()
+    registry.add(text + ";")
+
+
+def add_view(name, query, comment=None, expectations=()):
+    text = f"CREATE TEMPORARY VIEW {table_name(name)}"
+    constraints = _constraints(expectations)
+    if constraints:
+        text += " (" + ", ".join(constraints) + ")"
+    if comment:
+        text += f" COMMENT {literal(comment)}"
+    registry.add(text + "\nAS " + query.sql() + ";")
+
+
+def add_auto_cdc_flow(target, source, keys, sequence_by, ignore_null_updates=False,
+                      apply_as_deletes=None, apply_as_truncates=None, column_list=None,
+                      except_column_list=None, stored_as_scd_type=1,
+                      track_history_column_list=None, track_history_except_column_list=None,
+                      name=None, once=False, ignore_null_updates_column_list=None,
+                      ignore_null_updates_except_column_list=None):
+    scd = str(stored_as_scd_type)
+    if scd not in ("1", "2"):
+        raise Unsupported(f"stored_as_scd_type={stored_as_scd_type!r}", "it is 1 or 2")
+    if isinstance(source, DataFrame):
+        raise Unsupported("a DataFrame as source", "name a table or view")
+    text = (f"CREATE FLOW {ident(name or target)} AS AUTO CDC {'ONCE ' if once else ''}"
+            f"INTO {table_name(target)}\nFROM STREAM({table_name(source)})")
+    text += "\nKEYS (" + ", ".join(ident(k) for k in keys) + ")"
+    ignore = _selection(ignore_null_updates_column_list, ignore_null_updates_except_column_list,
+                        "ignore_null_updates_column")
+    if ignore is not None:
+        text += f"\nIGNORE NULL UPDATES ON {ignore}"
+    elif ignore_null_updates:
+        text += "\nIGNORE NULL UPDATES"
+    if apply_as_deletes is not None:
+        text += "\nAPPLY AS DELETE WHEN " + condition_sql(apply_as_deletes, "apply_as_deletes")
+    if apply_as_truncates is not None:
+        text += "\nAPPLY AS TRUNCATE WHEN " + condition_sql(apply_as_truncates,
+                                                              "apply_as_truncates")
+    text += "\nSEQUENCE BY " + sequence_sql(sequence_by)
+    columns = _selection(column_list, except_column_list, "column")
+    if columns is not None:
+        text += f"\nCOLUMNS {columns}"
+    text += f"\nSTORED AS SCD TYPE {scd}"
+    history = _selection(track_history_column_list, track_history_except_column_list,
+                         "track_history_column")
+    if history is not None:
+        text += f"\nTRACK HISTORY ON {history}"
+    registry.add(text + ";")
+
+
+def sequence_sql(sequence_by):
+    if isinstance(sequence_by, str):
+        return ident(sequence_by)
+    if isinstance(sequence_by, Column):
+        return sequence_by.sql()
+    raise Unsupported(f"sequence_by given as {type(sequence_by).__name__}",
+                      "give a column name, col(...) or struct(...)")
+
+
+def to_sql():
+    """The pipeline as SQL, each statement after a `-- FILE:LINE` comment naming where the
+    file declared it (cdclake maps its planning errors back with them)."""
+    name = os.path.basename(registry.user_file or "pipeline.py")
+    parts = []
+    for text, line in registry.statements:
+        parts.append((f"-- {name}:{line}\n" if line else "") + text)
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,1 @@
+"""cdclake's stand-in for the parts of PySpark a pipeline file uses (no Spark runs)."""

@@ -1,0 +1,33 @@
+"""pyspark.sql.functions: the functions that become cdclake SQL expressions."""
+
+from cdclake_pipeline import Column, Unsupported, as_sql, ident
+
+
+def col(name):
+    return Column(ident(name), str(name))
+
+
+column = col
+
+
+def expr(text):
+    return Column(f"({text})")
+
+
+def lit(value):
+    return Column(as_sql(value))
+
+
+def struct(*cols):
+    if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+        cols = tuple(cols[0])
+    parts = [c.sql() if isinstance(c, Column) else ident(c) for c in cols]
+    return Column("STRUCT(" + ", ".join(parts) + ")")
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise Unsupported(f"pyspark.sql.functions.{name}",
+                      "cdclake has col, column, expr, lit and struct; write other expressions "
+                      "with expr('...')")

@@ -1,0 +1,121 @@
+// Running python3 on a pipeline file and reading the SQL it prints.
+#include "cli/python_pipeline.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "json/json.h"
+
+extern char** environ;
+
+namespace cdclake::cli {
+namespace {
+
+std::string PythonDir() {
+  if (const char* dir = std::getenv("CDCLAKE_PYTHON_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  return CDCLAKE_PYTHON_DIR;
+}
+
+}  // namespace
+
+bool IsPythonPipeline(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;
+}
+
+Result<std::string> TranslatePythonPipeline(const std::string& path,
+                                            const std::map<std::string, std::string>& vars) {
+  json::Json values = json::Json::object();
+  for (const auto& [key, value] : vars) values[key] = value;
+  // The environment, with the modules first on the path and the variables.
+  std::vector<std::string> env;
+  std::string python_path = "PYTHONPATH=" + PythonDir();
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "PYTHONPATH=", 11) == 0) {
+      python_path += std::string(":") + (*e + 11);
+    } else if (std::strncmp(*e, "CDCLAKE_PIPELINE_VARS=", 22) != 0) {
+      env.emplace_back(*e);
+    }
+  }
+  env.push_back(python_path);
+  env.push_back("CDCLAKE_PIPELINE_VARS=" + json::Dump(values));
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = {"python3", "-B", "-m", "cdclake_pipeline.translate", path};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  int out[2];
+  if (pipe(out) != 0) return Status::IoError("pipe: " + std::string(std::strerror(errno)));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  posix_spawn_file_actions_addclose(&actions, out[1]);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, "python3", &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (spawned != 0) {
+    close(out[0]);
+    return Status::NotFound(path + ": cannot run python3 for a Python pipeline: " +
+                            std::strerror(spawned) + " (install Debian's python3)");
+  }
+  std::string sql;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read(out[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    sql.append(buffer, static_cast<size_t>(n));
+  }
+  close(out[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return Status::InvalidArgument(path + ": the Python pipeline did not translate (above)");
+  }
+  return sql;
+}
+
+Status WithPythonOrigin(const Status& error, const std::string& sql) {
+  const std::string& message = error.message();
+  const size_t at = message.find("line ");
+  if (at == std::string::npos) return error;
+  size_t n = 0;
+  size_t i = at + 5;
+  while (i < message.size() && message[i] >= '0' && message[i] <= '9') {
+    n = n * 10 + static_cast<size_t>(message[i] - '0');
+    ++i;
+  }
+  if (n == 0) return error;
+  // The statement's `-- FILE:LINE` comment: the last one at or before line n.
+  std::string origin;
+  size_t line = 1;
+  size_t start = 0;
+  while (start < sql.size() && line <= n) {
+    size_t end = sql.find('\n', start);
+    if (end == std::string::npos) end = sql.size();
+    if (sql.compare(start, 3, "-- ") == 0) origin = sql.substr(start + 3, end - start - 3);
+    start = end + 1;
+    ++line;
+  }
+  if (origin.empty()) return error;
+  // The message's first line gets it; the statement's text after it stays as it is.
+  const size_t eol = message.find('\n');
+  std::string out = message.substr(0, eol) + " (the statement declared at " + origin + ")";
+  if (eol != std::string::npos) out += message.substr(eol);
+  return Status(error.code(), std::move(out));
+}
+
+}  // namespace cdclake::cli
