@@ -225,8 +225,7 @@ class RocksKeyIndex final : public KeyIndex {
     const size_t entries = order.size() + deletes.size();
     const bool first = !wrote_;
     wrote_ = true;
-    if (!write_ahead_log_ &&
-        (entries >= kIngestFrom || (first && entries >= kIngestFirstFrom))) {
+    if (!write_ahead_log_ && (entries >= kIngestFrom || (first && entries >= kIngestFirstFrom))) {
       return Ingest(batch, order, deletes);
     }
     rocksdb::WriteBatch wb;
