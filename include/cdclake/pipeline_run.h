@@ -5,5 +5,6 @@
 #include "pipeline/event_log.h"        // IWYU pragma: export
 #include "pipeline/pipeline_plan.h"    // IWYU pragma: export
 #include "pipeline/pipeline_runner.h"  // IWYU pragma: export
+#include "pipeline/python_pipeline.h"  // IWYU pragma: export
 #include "pipeline/warehouse.h"        // IWYU pragma: export
 #include "sql/pipeline_parser.h"       // IWYU pragma: export

@@ -12,7 +12,6 @@
 
 #include "cdclake/pipeline_run.h"
 #include "cli/commands.h"
-#include "cli/python_pipeline.h"
 
 namespace cdclake::cli {
 
@@ -178,22 +177,24 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   if (!interval.ok()) return Invalid(interval.status());
   io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
   // A Python file prints the SQL pipeline it declares (cli/python_pipeline.h).
-  auto text = IsPythonPipeline(args.pipeline) ? TranslatePythonPipeline(args.pipeline, vars)
-                                              : fs.ReadFile(args.pipeline);
-  if (text.ok() && IsPythonPipeline(args.pipeline) && std::getenv("CDCLAKE_SHOW_PYTHON_SQL")) {
+  auto text = pipeline::IsPythonPipeline(args.pipeline)
+                  ? pipeline::TranslatePythonPipeline(args.pipeline, vars)
+                  : fs.ReadFile(args.pipeline);
+  if (text.ok() && pipeline::IsPythonPipeline(args.pipeline) &&
+      std::getenv("CDCLAKE_SHOW_PYTHON_SQL")) {
     std::cerr << *text;  // the SQL the file declares, for finding what a message is about
   }
   if (!text.ok()) return Invalid(text.status());
-  const bool python = IsPythonPipeline(args.pipeline);
+  const bool python = pipeline::IsPythonPipeline(args.pipeline);
   auto ast = sql::ParsePipeline(*text, vars);
   if (!ast.ok()) {
-    return Invalid(
-        (python ? WithPythonOrigin(ast.status(), *text) : ast.status()).WithContext(args.pipeline));
+    return Invalid((python ? pipeline::WithPythonOrigin(ast.status(), *text) : ast.status())
+                       .WithContext(args.pipeline));
   }
   pipeline::Warehouse warehouse(args.warehouse);
   auto plan = pipeline::PlanPipeline(*ast, warehouse);
   if (!plan.ok()) {
-    return Invalid((python ? WithPythonOrigin(plan.status(), *text) : plan.status())
+    return Invalid((python ? pipeline::WithPythonOrigin(plan.status(), *text) : plan.status())
                        .WithContext(args.pipeline));
   }
   for (const std::string& w : plan->warnings) {

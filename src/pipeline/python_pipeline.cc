@@ -1,5 +1,5 @@
 // Running python3 on a pipeline file and reading the SQL it prints.
-#include "cli/python_pipeline.h"
+#include "pipeline/python_pipeline.h"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace cdclake::cli {
+namespace cdclake::pipeline {
 namespace {
 
 std::string PythonDir() {
@@ -118,4 +118,4 @@ Status WithPythonOrigin(const Status& error, const std::string& sql) {
   return Status(error.code(), std::move(out));
 }
 
-}  // namespace cdclake::cli
+}  // namespace cdclake::pipeline

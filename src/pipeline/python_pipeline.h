@@ -8,7 +8,7 @@
 
 #include "base/result.h"
 
-namespace cdclake::cli {
+namespace cdclake::pipeline {
 
 /// Whether `path` names a Python pipeline file (ends in .py).
 bool IsPythonPipeline(const std::string& path);
@@ -26,4 +26,4 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
 /// `-- FILE:LINE` comment the translator writes before each statement); as it is otherwise.
 Status WithPythonOrigin(const Status& error, const std::string& sql);
 
-}  // namespace cdclake::cli
+}  // namespace cdclake::pipeline
