@@ -27,6 +27,7 @@ from pyspark.sql.functions import col, expr, struct
 def users():
     return (spark.readStream.format("cloudFiles")
             .option("cloudFiles.format", "csv")
+            .option("header", "true")
             .load(spark.conf.get("landing")))
 
 dp.create_streaming_table("users_current")
@@ -66,8 +67,8 @@ from pyspark.sql.functions import col
 
 @dlt.view
 def bronze_customers_cdc_view():
-    return spark.readStream.format("cloudFiles").option("cloudFiles.format", "csv").load(
-        spark.conf.get("landing"))
+    return spark.readStream.format("cloudFiles").option("cloudFiles.format", "csv").option(
+        "header", "true").load(spark.conf.get("landing"))
 
 dlt.create_streaming_table(
     name="silver_dim_customers_py",
@@ -107,6 +108,12 @@ rc=0; out=$("$bin" run dims2.py --warehouse bad2 --var "landing=$work/cust/*.csv
 expect_eq "$rc" "2" "dims2: exit code: "
 expect_in "$out" "APPLY AS TRUNCATE WHEN is not allowed with SCD TYPE 2"
 expect_in "$out" "(the statement declared at dims2.py:14)"
+# The unnamed flow is the same flow as SQL's APPLY CHANGES INTO: run after the SQL file on the same
+# warehouse, the Python file reads nothing again.
+before=$(ls sq/default/silver_dim_customers_py/_delta_log | grep -c '\.json$')
+out=$("$bin" run dims.py --warehouse sq --var "landing=$work/cust/*.csv" 2>&1) || fail "dims.py after dims.sql: $out"
+if grep -q "rows read" <<<"$out"; then fail "dims.py read the SQL flow's input again: $out"; fi
+expect_eq "$(ls sq/default/silver_dim_customers_py/_delta_log | grep -c '\.json$')" "$before" "dims.py after dims.sql: versions: "
 
 # --- seed 000: dim_customer, SCD2 with expr conditions over a bronze @dp.table with expectations.
 printf 'customer_id,email,op,_seq,_row_hash\n7,a@x,c,1,h1\n8,b@x,c,2,h2\n7,a2@x,u,3,h3\n8,,d,4,h4\n9,,c,5,h5\n' > dims/1.csv
@@ -162,4 +169,34 @@ expect_in "$out" "syntax.py"
 printf 'from pyspark import pipelines as dp\n\n@dp.materialized_view\ndef m():\n    return spark.read.table("t")\n' > mv.py
 rc=0; out=$("$bin" run mv.py --warehouse bad 2>&1) || rc=$?
 expect_in "$out" "mv.py:3: materialized_view is not supported by cdclake"
+expect_eq "$rc" "2" "materialized_view: exit code: "
+
+# What the file prints does not reach the SQL; a '${' in its strings is its own text; a file
+# named like a module the translator uses (json.py), run from its own folder, still runs; a file
+# that exits is an error; cdclake's stdout closed does not break the translation.
+mkdir -p odd && cd odd
+cat > json.py <<'PY'
+from pyspark import pipelines as dp
+from pyspark.sql.functions import col
+print("declaring the pipeline")
+
+@dp.table
+def marked():
+    return (spark.readStream.format("csv").option("header", "true")
+            .load(spark.conf.get("landing")).filter(col("name") != "${not a var}"))
+PY
+printf 'name\nx\n${not a var}\n' > data.csv
+out=$("$bin" run json.py --warehouse ../odd_lake --var "landing=$work/odd/data.csv" 2>&1) || fail "json.py: $out"
+expect_in "$out" "declaring the pipeline"
+expect_eq "$("$bin" show ../odd_lake/default/marked --format csv --columns name)" 'name
+x' "json.py: "
+"$bin" run json.py --warehouse ../odd_lake2 --var "landing=$work/odd/data.csv" >&- 2>/dev/null ||
+  fail "json.py with stdout closed"
+expect_eq "$("$bin" show ../odd_lake2/default/marked --format csv --columns name)" 'name
+x' "json.py with stdout closed: "
+printf 'import sys\nsys.exit(0)\n' > quits.py
+rc=0; out=$("$bin" run quits.py --warehouse ../odd_lake3 2>&1) || rc=$?
+expect_eq "$rc" "2" "sys.exit: exit code: "
+expect_in "$out" "the file called sys.exit(0)"
+cd ..
 echo "ok: Python pipelines"

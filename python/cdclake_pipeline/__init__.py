@@ -25,12 +25,36 @@ class Unsupported(Exception):
 # ---------------------------------------------------------------- SQL text
 
 _SIMPLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Words that are SQL syntax, not names: a column called so is written in backquotes.
+_KEYWORDS = {
+    "all", "and", "as", "between", "by", "case", "cast", "distinct", "else", "end", "except",
+    "false", "from", "in", "interval", "is", "like", "not", "null", "or", "select", "struct",
+    "then", "true", "when", "where", "with", "stream", "keys", "sequence", "columns", "apply",
+    "delete", "truncate", "into", "on", "table", "view", "create", "flow", "set", "exists",
+}
 
 
 def ident(name):
     """A column name as SQL: bare when simple, else in backquotes."""
+    if isinstance(name, Column):
+        if name._name is None:
+            raise Unsupported(f"the expression {name.sql()} where a column name is needed")
+        name = name._name
     name = str(name)
-    return name if _SIMPLE.match(name) else "`" + name.replace("`", "``") + "`"
+    if _SIMPLE.match(name) and name.lower() not in _KEYWORDS:
+        return name
+    return "`" + name.replace("`", "``") + "`"
+
+
+def names(value, what):
+    """A list of column names given as a list of names or Columns, or one name."""
+    if isinstance(value, (str, Column)):
+        value = [value]
+    try:
+        return [ident(v) for v in value]
+    except TypeError:
+        raise Unsupported(f"{what} given as {type(value).__name__}",
+                          "give a list of column names") from None
 
 
 def table_name(name):
@@ -43,9 +67,17 @@ def literal(value):
         return "NULL"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
         return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise Unsupported(f"the literal {value!r}")
+        text = repr(value)
+        return text if "e" in text else text + "E0"  # a DOUBLE, as Spark's lit(1.5)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    raise Unsupported(f"a {type(value).__name__} literal",
+                      "give numbers, strings, booleans or None (or write it with expr)")
 
 
 # ---------------------------------------------------------------- columns
@@ -53,9 +85,10 @@ def literal(value):
 class Column:
     """An expression, kept as SQL text."""
 
-    def __init__(self, sql, name=None):
+    def __init__(self, sql, name=None, raw=False):
         self._sql = sql
         self._name = name  # the output name when it is a plain column or aliased
+        self._raw = raw  # expr('...') text: parenthesised when an operator takes it
 
     def sql(self):
         return self._sql
@@ -63,11 +96,14 @@ class Column:
     def __repr__(self):
         return f"Column<{self._sql}>"
 
+    def _operand(self):
+        return f"({self._sql})" if self._raw else self._sql
+
     def _op(self, op, other):
-        return Column(f"({self._sql} {op} {as_sql(other)})")
+        return Column(f"({self._operand()} {op} {as_operand(other)})")
 
     def _rop(self, op, other):
-        return Column(f"({as_sql(other)} {op} {self._sql})")
+        return Column(f"({as_operand(other)} {op} {self._operand()})")
 
     def __eq__(self, other):  # noqa: D105 - Column equality builds an expression
         return self._op("=", other)
@@ -100,7 +136,10 @@ class Column:
         return self._rop("OR", other)
 
     def __invert__(self):
-        return Column(f"(NOT {self._sql})")
+        return Column(f"(NOT {self._operand()})")
+
+    def __neg__(self):
+        return Column(f"(- {self._operand()})")
 
     def __add__(self, other):
         return self._op("+", other)
@@ -114,6 +153,21 @@ class Column:
     def __truediv__(self, other):
         return self._op("/", other)
 
+    def __mod__(self, other):
+        return self._op("%", other)
+
+    def __radd__(self, other):
+        return self._rop("+", other)
+
+    def __rsub__(self, other):
+        return self._rop("-", other)
+
+    def __rmul__(self, other):
+        return self._rop("*", other)
+
+    def __rtruediv__(self, other):
+        return self._rop("/", other)
+
     def __bool__(self):
         raise Unsupported("using a Column as a Python bool",
                           "combine conditions with &, | and ~, not and/or/not")
@@ -121,20 +175,23 @@ class Column:
     __hash__ = None
 
     def isNull(self):
-        return Column(f"({self._sql} IS NULL)")
+        return Column(f"({self._operand()} IS NULL)")
 
     def isNotNull(self):
-        return Column(f"({self._sql} IS NOT NULL)")
+        return Column(f"({self._operand()} IS NOT NULL)")
 
     def isin(self, *values):
-        if len(values) == 1 and isinstance(values[0], (list, tuple, set)):
+        if len(values) == 1 and not isinstance(values[0], (str, Column)) and \
+                hasattr(values[0], "__iter__"):
             values = tuple(values[0])
-        return Column(f"({self._sql} IN ({', '.join(as_sql(v) for v in values)}))")
+        if not values:
+            return Column("FALSE")
+        return Column(f"({self._operand()} IN ({', '.join(as_operand(v) for v in values)}))")
 
     def cast(self, type_name):
         if not isinstance(type_name, str):
             raise Unsupported("Column.cast with a type object", "give the type as a string")
-        return Column(f"CAST({self._sql} AS {type_name})")
+        return Column(f"CAST({self._operand()} AS {type_name})")
 
     def alias(self, name):
         return Column(self._sql, name)
@@ -149,6 +206,10 @@ class Column:
 
 def as_sql(value):
     return value.sql() if isinstance(value, Column) else literal(value)
+
+
+def as_operand(value):
+    return value._operand() if isinstance(value, Column) else literal(value)
 
 
 def as_column(value):
@@ -207,12 +268,15 @@ class DataFrame:
 
     def __init__(self, source, items=None, where=None):
         self._source = source
-        self._items = items
+        self._items = items  # None: every column of the source, as it is
         self._where = where or []
 
     def _with(self, items=None, where=None):
         return DataFrame(self._source, self._items if items is None else items,
                          self._where + (where or []))
+
+    def __getitem__(self, name):
+        return as_column(name)
 
     @property
     def isStreaming(self):
@@ -246,12 +310,16 @@ class DataFrame:
             raise Unsupported("withColumnRenamed after select", "rename in the select instead")
         return self._with(items=[f"* EXCEPT ({ident(old)})", f"{ident(old)} AS {ident(new)}"])
 
-    def drop(self, *names):
+    def drop(self, *cols):
         if self._items is not None:
             raise Unsupported("drop after select", "leave the column out of the select instead")
-        return self._with(items=[f"* EXCEPT ({', '.join(ident(n) for n in names)})"])
+        return self._with(items=[f"* EXCEPT ({', '.join(ident(n) for n in cols)})"])
 
     def filter(self, condition):
+        if self._items is not None:
+            # One SELECT: a condition after a projection would read the source's columns.
+            raise Unsupported("filter / where after select, withColumn, withColumnRenamed or drop",
+                              "filter first, then project")
         return self._with(where=[condition_sql(condition, "filter")])
 
     where = filter
@@ -276,9 +344,27 @@ class DataFrame:
 
 
 # Reader options that change nothing cdclake does (it keeps its own positions and schemas).
-_IGNORED_OPTIONS = {"cloudfiles.schemalocation", "cloudfiles.infercolumntypes",
-                    "cloudfiles.maxfilespertrigger", "maxfilespertrigger",
-                    "cloudfiles.includeexistingfiles", "ignorechanges"}
+_IGNORED_OPTIONS = {"cloudfiles.schemalocation", "cloudfiles.maxfilespertrigger",
+                    "maxfilespertrigger", "cloudfiles.maxbytespertrigger", "maxbytespertrigger"}
+
+
+def _schema_names(ddl):
+    """The column names of a DDL schema string ("id BIGINT, s STRUCT<a: INT>" -> id, s)."""
+    out, depth, part = [], 0, ""
+    for ch in ddl + ",":
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            part = part.strip()
+            if part:
+                name = part[1:part.index("`", 1)] if part.startswith("`") else part.split()[0]
+                out.append(name)
+            part = ""
+        else:
+            part += ch
+    return out
 
 
 class DataReader:
@@ -319,6 +405,12 @@ class DataReader:
     def table(self, name):
         changes = self._flag("readChangeFeed")
         skip = self._flag("skipChangeCommits")
+        starting = any(k.lower() == "startingversion" for k in self._options)
+        if starting and not changes:
+            raise Unsupported("startingVersion without readChangeFeed",
+                              "a table read as a stream starts at its first version")
+        if changes and skip:
+            raise Unsupported("readChangeFeed with skipChangeCommits")
         for key in self._options:
             if key.lower() not in ("readchangefeed", "skipchangecommits", "startingversion") \
                     and key.lower() not in _IGNORED_OPTIONS:
@@ -331,10 +423,11 @@ class DataReader:
         return DataFrame(Source("table", self._streaming, name=name, skip_change_commits=skip))
 
     def load(self, path=None):
-        if path is None:
-            raise Unsupported("load() without a path")
+        if not isinstance(path, str):
+            raise Unsupported(f"load() of {type(path).__name__}", "give one path or glob")
         fmt = (self._format or "").lower()
         options = {}
+        header = None
         for key, value in self._options.items():
             k = key.lower()
             if k == "cloudfiles.format" and fmt == "cloudfiles":
@@ -344,8 +437,7 @@ class DataReader:
             elif k in ("rescueddatacolumn", "cloudfiles.rescueddatacolumn"):
                 options["rescuedDataColumn"] = value
             elif k == "header":
-                if str(value).lower() != "true":
-                    raise Unsupported("CSV files without a header row")
+                header = str(value).lower() == "true"
             elif k not in _IGNORED_OPTIONS:
                 raise Unsupported(f"the file option '{key}'",
                                   "cdclake knows cloudFiles.format, cloudFiles.schemaHints, "
@@ -353,8 +445,15 @@ class DataReader:
         if fmt not in ("json", "csv", "parquet"):
             raise Unsupported(f"format('{self._format}')",
                               "files are read as cloudFiles, json, csv or parquet")
-        return DataFrame(Source("files", self._streaming, path=str(path), fmt=fmt,
-                                options=options, schema=self._schema))
+        if fmt == "csv" and header is not True:
+            raise Unsupported("CSV files without .option('header', 'true')",
+                              "cdclake reads CSV files with a header row (Spark's default is none)")
+        frame = DataFrame(Source("files", self._streaming, path=str(path), fmt=fmt,
+                                 options=options, schema=self._schema))
+        if self._schema:
+            # Spark keeps the schema's columns only; read_files' schema types what it names.
+            frame = frame._with(items=[ident(n) for n in _schema_names(self._schema)])
+        return frame
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
@@ -369,12 +468,32 @@ class Registry:
         self.user_file = None  # the pipeline file's absolute path (set by the translator)
         self.statements = []  # (SQL text, the file's line that declared it), in order
 
-    def add(self, text):
+    def _line(self):
         line = None
         for frame in traceback.extract_stack():
             if self.user_file and os.path.abspath(frame.filename) == self.user_file:
                 line = frame.lineno
-        self.statements.append((text, line))
+        return line
+
+    def add(self, text):
+        self.statements.append((text, self._line()))
+
+    def defer(self, declare):
+        """A declaration made once the whole file has run (tables' and views' functions are
+        called then, as Lakeflow calls them), keeping its place and line."""
+        self.statements.append((declare, self._line()))
+
+    def finish(self):
+        """Runs the deferred declarations, in order."""
+        done = []
+        for text, line in self.statements:
+            if not callable(text):
+                done.append((text, line))
+                continue
+            self.statements = []
+            text()
+            done.extend((produced, line) for produced, _ in self.statements)
+        self.statements = done
 
 
 registry = Registry()
@@ -384,9 +503,9 @@ def _selection(columns, except_columns, what):
     if columns is not None and except_columns is not None:
         raise Unsupported(f"both {what}_list and {what.replace('column', 'except_column')}_list")
     if columns is not None:
-        return "(" + ", ".join(ident(c) for c in columns) + ")"
+        return "(" + ", ".join(names(columns, what + "_list")) + ")"
     if except_columns is not None:
-        return "* EXCEPT (" + ", ".join(ident(c) for c in except_columns) + ")"
+        return "* EXCEPT (" + ", ".join(names(except_columns, what + "_list")) + ")"
     return None
 
 
@@ -405,7 +524,7 @@ def _table_clauses(comment, table_properties, partition_cols):
     if comment:
         out += f"\nCOMMENT {literal(comment)}"
     if partition_cols:
-        out += "\nPARTITIONED BY (" + ", ".join(ident(c) for c in partition_cols) + ")"
+        out += "\nPARTITIONED BY (" + ", ".join(names(partition_cols, "partition_cols")) + ")"
     if table_properties:
         props = ", ".join(f"{literal(k)} = {literal(v)}" for k, v in table_properties.items())
         out += f"\nTBLPROPERTIES ({props})"
@@ -445,14 +564,18 @@ def add_auto_cdc_flow(target, source, keys, sequence_by, ignore_null_updates=Fal
                       track_history_column_list=None, track_history_except_column_list=None,
                       name=None, once=False, ignore_null_updates_column_list=None,
                       ignore_null_updates_except_column_list=None):
-    scd = str(stored_as_scd_type)
+    scd = "1" if stored_as_scd_type is None else str(stored_as_scd_type)
     if scd not in ("1", "2"):
         raise Unsupported(f"stored_as_scd_type={stored_as_scd_type!r}", "it is 1 or 2")
     if isinstance(source, DataFrame):
         raise Unsupported("a DataFrame as source", "name a table or view")
-    text = (f"CREATE FLOW {ident(name or target)} AS AUTO CDC {'ONCE ' if once else ''}"
-            f"INTO {table_name(target)}\nFROM STREAM({table_name(source)})")
-    text += "\nKEYS (" + ", ".join(ident(k) for k in keys) + ")"
+    if name is None and not once:
+        # Unnamed, as SQL's APPLY CHANGES INTO: the same flow (and position) as that form.
+        text = f"APPLY CHANGES INTO {table_name(target)}\nFROM STREAM({table_name(source)})"
+    else:
+        text = (f"CREATE FLOW {ident(name or target)} AS AUTO CDC {'ONCE ' if once else ''}"
+                f"INTO {table_name(target)}\nFROM STREAM({table_name(source)})")
+    text += "\nKEYS (" + ", ".join(names(keys, "keys")) + ")"
     ignore = _selection(ignore_null_updates_column_list, ignore_null_updates_except_column_list,
                         "ignore_null_updates_column")
     if ignore is not None:
@@ -480,7 +603,7 @@ def sequence_sql(sequence_by):
     if isinstance(sequence_by, str):
         return ident(sequence_by)
     if isinstance(sequence_by, Column):
-        return sequence_by.sql()
+        return sequence_by.sql().strip()
     raise Unsupported(f"sequence_by given as {type(sequence_by).__name__}",
                       "give a column name, col(...) or struct(...)")
 
@@ -488,8 +611,9 @@ def sequence_sql(sequence_by):
 def to_sql():
     """The pipeline as SQL, each statement after a `-- FILE:LINE` comment naming where the
     file declared it (cdclake maps its planning errors back with them)."""
+    registry.finish()
     name = os.path.basename(registry.user_file or "pipeline.py")
     parts = []
     for text, line in registry.statements:
-        parts.append((f"-- {name}:{line}\n" if line else "") + text)
+        parts.append((f"-- cdclake: declared at {name}:{line}\n" if line else "") + text)
     return "\n\n".join(parts) + "\n"

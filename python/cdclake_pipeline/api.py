@@ -1,19 +1,21 @@
 """The declarations `pyspark.pipelines` (dp) and legacy `dlt` offer, recorded as cdclake SQL."""
 
 from cdclake_pipeline import (DataFrame, Source, Unsupported, add_auto_cdc_flow, add_table,
-                              add_view)
+                              add_view, registry)
 
 _EXPECTATIONS = "__cdclake_expectations__"
 
 
 def _decorator(register, func, kwargs):
-    """`@x` and `@x(...)` alike: `register(func, **kwargs)` when the function is defined."""
+    """`@x` and `@x(...)` alike: `register(func, **kwargs)` once the whole file has run (as
+    Lakeflow calls a table's function after loading the file), so expectations written above
+    the decorator and names defined below the function count too."""
     if func is not None and callable(func):
-        register(func, **kwargs)
+        registry.defer(lambda: register(func, **kwargs))
         return func
 
     def wrap(f):
-        register(f, **kwargs)
+        registry.defer(lambda: register(f, **kwargs))
         return f
 
     return wrap
@@ -80,7 +82,7 @@ def _register_table(func, name=None, comment=None, spark_conf=None, table_proper
                     path=None, partition_cols=None, schema=None, temporary=False,
                     cluster_by=None, row_filter=None, private=False):
     _not_given(path=path, temporary=temporary, cluster_by=cluster_by, row_filter=row_filter,
-               private=private)
+               private=private, spark_conf=spark_conf)
     add_table(name or func.__name__, _query(func, "table"), comment=comment, schema=schema,
               table_properties=table_properties, partition_cols=partition_cols,
               expectations=getattr(func, _EXPECTATIONS, []))
@@ -91,6 +93,7 @@ def table(func=None, **kwargs):
 
 
 def _register_view(func, name=None, comment=None, spark_conf=None):
+    _not_given(spark_conf=spark_conf)
     add_view(name or func.__name__, _query(func, "view"), comment=comment,
              expectations=getattr(func, _EXPECTATIONS, []))
 
@@ -116,7 +119,7 @@ def create_streaming_table(name, comment=None, spark_conf=None, table_properties
                            partition_cols=None, cluster_by=None, path=None, schema=None,
                            expect_all=None, expect_all_or_drop=None, expect_all_or_fail=None,
                            row_filter=None):
-    _not_given(cluster_by=cluster_by, path=path, row_filter=row_filter)
+    _not_given(cluster_by=cluster_by, path=path, row_filter=row_filter, spark_conf=spark_conf)
     add_table(name, comment=comment, schema=schema, table_properties=table_properties,
               partition_cols=partition_cols,
               expectations=_expectation_list(expect_all, expect_all_or_drop, expect_all_or_fail))

@@ -33,8 +33,21 @@ def main(argv):
     values = json.loads(os.environ.get("CDCLAKE_PIPELINE_VARS", "{}"))
     spark = SparkSession(values)
     cdclake_pipeline.registry.user_file = path
+    # The file's own folder, after the shipped modules: its helper modules import, and cannot
+    # shadow pyspark or dlt.
+    sys.path.append(os.path.dirname(path))
+    # What the file prints goes to stderr: stdout carries the SQL only.
+    out = sys.stdout
+    sys.stdout = sys.stderr
     try:
-        runpy.run_path(path, init_globals={"spark": spark}, run_name="__main__")
+        # Imported as a module, as Lakeflow loads a pipeline's source files.
+        name = os.path.splitext(os.path.basename(path))[0]
+        runpy.run_path(path, init_globals={"spark": spark}, run_name=name)
+        sql = cdclake_pipeline.to_sql()
+    except SystemExit as e:
+        print(f"{argv[1]}: the file called sys.exit({e.code!r}) while it was being read",
+              file=sys.stderr)
+        return 2
     except cdclake_pipeline.Unsupported as e:
         line = _line_in(path, e.__traceback__)
         where = f"{argv[1]}:{line}" if line else argv[1]
@@ -46,7 +59,8 @@ def main(argv):
     except Exception:  # the file's own error: Python's message and where it was
         traceback.print_exc()
         return 2
-    sys.stdout.write(cdclake_pipeline.to_sql())
+    out.buffer.write(sql.encode("utf-8"))
+    out.flush()
     return 0
 
 

@@ -20,7 +20,21 @@ class ColumnSql(unittest.TestCase):
         self.assertEqual(col("odd name").sql(), "`odd name`")
         self.assertEqual(lit("it's").sql(), "'it''s'")
         self.assertEqual(struct("ts", col("lsn")).sql(), "STRUCT(ts, lsn)")
-        self.assertEqual(expr("op = 'd'").sql(), "(op = 'd')")
+        self.assertEqual(expr("op = 'd'").sql(), "op = 'd'")
+        # An expr's text is parenthesised where an operator takes it.
+        self.assertEqual((expr("a OR b") & col("c")).sql(), "((a OR b) AND c)")
+        self.assertEqual((1 - col("v")).sql(), "(1 - v)")
+        self.assertEqual((-col("v")).sql(), "(- v)")
+        self.assertEqual(lit(1.5).sql(), "1.5E0")
+        self.assertEqual(col("a").isin([]).sql(), "FALSE")
+        self.assertEqual(col("a").isin({"x": 1}.keys()).sql(), "(a IN ('x'))")
+
+    def test_keywords_and_odd_literals(self):
+        self.assertEqual(col("null").sql(), "`null`")
+        self.assertEqual((col("true") == 8).sql(), "(`true` = 8)")
+        for value in (float("nan"), b"ab", ["x"]):
+            with self.assertRaises(Unsupported):
+                lit(value)
 
     def test_a_column_is_no_python_bool(self):
         with self.assertRaises(Unsupported):
@@ -55,8 +69,38 @@ class Readers(unittest.TestCase):
         self.assertEqual(skip.sql(),
                          "SELECT * FROM STREAM(t) WITH ('skipChangeCommits' = 'true')")
 
+    def test_a_filter_after_a_projection_is_refused(self):
+        df = self.spark.readStream.table("b").select(col("v").alias("id"), col("id").alias("v"))
+        with self.assertRaises(Unsupported) as e:
+            df.filter(col("v") > 1)
+        self.assertIn("filter first", str(e.exception))
+
+    def test_csv_needs_a_header_and_a_schema_keeps_its_columns(self):
+        with self.assertRaises(Unsupported):
+            self.spark.readStream.format("cloudFiles").option("cloudFiles.format", "csv").load("/x")
+        df = (self.spark.readStream.format("csv").option("header", "true")
+              .schema("id BIGINT, `odd name` STRUCT<a: INT, b: INT>").load("/x"))
+        self.assertEqual(df.sql(), "SELECT id, `odd name` FROM STREAM(read_files('/x', format "
+                                   "=> 'csv', schema => 'id BIGINT, `odd name` STRUCT<a: INT, b: "
+                                   "INT>'))")
+
+    def test_options_that_would_change_results_are_refused(self):
+        for key, value in (("cloudFiles.includeExistingFiles", "false"),
+                           ("cloudFiles.inferColumnTypes", "false")):
+            with self.assertRaises(Unsupported):
+                (self.spark.readStream.format("cloudFiles").option("cloudFiles.format", "json")
+                 .option(key, value).load("/x"))
+        with self.assertRaises(Unsupported):
+            self.spark.readStream.option("startingVersion", 5).table("t")
+        with self.assertRaises(Unsupported):
+            (self.spark.readStream.option("readChangeFeed", "true")
+             .option("skipChangeCommits", "true").table("t"))
+        self.assertIsNone(self.spark.conf.get("absent", None))
+        self.assertIs(SparkSession.builder.getOrCreate(), SparkSession.active())
+
     def test_select_filter_rename(self):
         df = self.spark.readStream.table("b").filter(col("x") > 0).select("id", col("v").alias("w"))
+        self.assertEqual(self.spark.readStream.table("b")["v"].sql(), "v")
         self.assertEqual(df.sql(), "SELECT id, v AS w FROM STREAM(b) WHERE ((x > 0))")
         renamed = self.spark.readStream.table("b").withColumnRenamed("a", "z")
         self.assertEqual(renamed.sql(), "SELECT * EXCEPT (a), a AS z FROM STREAM(b)")
@@ -100,6 +144,26 @@ class Declarations(unittest.TestCase):
                          "CREATE OR REFRESH STREAMING TABLE t (id BIGINT NOT NULL, CONSTRAINT pos "
                          "EXPECT (id > 0) ON VIOLATION DROP ROW)\nPARTITIONED BY (id)\n"
                          "TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true');")
+
+    def test_an_unnamed_flow_is_the_sql_forms_and_names_may_be_columns(self):
+        import dlt
+        dlt.apply_changes(target="d", source="s", keys="id", sequence_by=expr("seq"),
+                          except_column_list=[col("op")], stored_as_scd_type=None)
+        self.assertEqual(cdclake_pipeline.to_sql().strip(),
+                         "APPLY CHANGES INTO d\nFROM STREAM(s)\nKEYS (id)\nSEQUENCE BY seq\n"
+                         "COLUMNS * EXCEPT (op)\nSTORED AS SCD TYPE 1;")
+
+    def test_expectations_above_the_table_decorator_count(self):
+        from pyspark import pipelines as dp
+        spark = SparkSession({})
+
+        @dp.expect_or_drop("pos", "v > 15")
+        @dp.table
+        def t():
+            return spark.readStream.table("src")
+
+        self.assertIn("CONSTRAINT pos EXPECT (v > 15) ON VIOLATION DROP ROW",
+                      cdclake_pipeline.to_sql())
 
     def test_scd_type_other_than_1_or_2_is_named(self):
         from pyspark import pipelines as dp

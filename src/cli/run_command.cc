@@ -186,7 +186,8 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   }
   if (!text.ok()) return Invalid(text.status());
   const bool python = pipeline::IsPythonPipeline(args.pipeline);
-  auto ast = sql::ParsePipeline(*text, vars);
+  // A Python file's SQL has its values in it already; a `${` there is the file's own text.
+  auto ast = sql::ParsePipeline(*text, vars, /*substitute_variables=*/!python);
   if (!ast.ok()) {
     return Invalid((python ? pipeline::WithPythonOrigin(ast.status(), *text) : ast.status())
                        .WithContext(args.pipeline));

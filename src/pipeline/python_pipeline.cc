@@ -1,6 +1,7 @@
 // Running python3 on a pipeline file and reading the SQL it prints.
 #include "pipeline/python_pipeline.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "json/json.h"
@@ -39,23 +41,36 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
   std::string python_path = "PYTHONPATH=" + PythonDir();
   for (char** e = environ; *e != nullptr; ++e) {
     if (std::strncmp(*e, "PYTHONPATH=", 11) == 0) {
-      python_path += std::string(":") + (*e + 11);
-    } else if (std::strncmp(*e, "CDCLAKE_PIPELINE_VARS=", 22) != 0) {
+      if ((*e)[11] != '\0') python_path += std::string(":") + (*e + 11);
+    } else if (std::strncmp(*e, "CDCLAKE_PIPELINE_VARS=", 22) != 0 &&
+               std::strncmp(*e, "PYTHONUTF8=", 11) != 0) {
       env.emplace_back(*e);
     }
   }
   env.push_back(python_path);
+  env.push_back("PYTHONUTF8=1");  // the SQL is UTF-8 whatever the locale says
   env.push_back("CDCLAKE_PIPELINE_VARS=" + json::Dump(values));
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::vector<std::string> args = {"python3", "-B", "-m", "cdclake_pipeline.translate", path};
+  // -P: the current folder is not put first on the module path (a json.py or dlt.py there would
+  // shadow what the translator imports).
+  std::vector<std::string> args = {"python3", "-B", "-P", "-m", "cdclake_pipeline.translate", path};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
   int out[2];
   if (pipe(out) != 0) return Status::IoError("pipe: " + std::string(std::strerror(errno)));
+  // Both ends above 2: with this process's stdout closed, pipe() hands out fd 1, which the child's
+  // dup2 onto stdout and close of the other end would undo.
+  for (int& fd : out) {
+    if (fd > 2) continue;
+    const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    if (moved < 0) return Status::IoError("fcntl: " + std::string(std::strerror(errno)));
+    fd = moved;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
@@ -90,7 +105,8 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
 
 Status WithPythonOrigin(const Status& error, const std::string& sql) {
   const std::string& message = error.message();
-  const size_t at = message.find("line ");
+  const size_t at = message.find(": line ") == std::string::npos ? message.find("line ")
+                                                                 : message.find(": line ") + 2;
   if (at == std::string::npos) return error;
   size_t n = 0;
   size_t i = at + 5;
@@ -106,7 +122,10 @@ Status WithPythonOrigin(const Status& error, const std::string& sql) {
   while (start < sql.size() && line <= n) {
     size_t end = sql.find('\n', start);
     if (end == std::string::npos) end = sql.size();
-    if (sql.compare(start, 3, "-- ") == 0) origin = sql.substr(start + 3, end - start - 3);
+    constexpr std::string_view kMarker = "-- cdclake: declared at ";
+    if (sql.compare(start, kMarker.size(), kMarker) == 0) {
+      origin = sql.substr(start + kMarker.size(), end - start - kMarker.size());
+    }
     start = end + 1;
     ++line;
   }

@@ -23,7 +23,8 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
 
 /// For an error about the SQL a Python file declared ("line N, column C: ..." of `sql`): the
 /// error with where the file declared that statement ("; declared at users.py:12", from the
-/// `-- FILE:LINE` comment the translator writes before each statement); as it is otherwise.
+/// `-- cdclake: declared at FILE:LINE` comment the translator writes before each statement); as
+/// it is otherwise.
 Status WithPythonOrigin(const Status& error, const std::string& sql);
 
 }  // namespace cdclake::pipeline

@@ -498,9 +498,14 @@ class StatementParser {
 }  // namespace
 
 Result<PipelineAst> ParsePipeline(std::string_view text,
-                                  const std::map<std::string, std::string>& variables) {
+                                  const std::map<std::string, std::string>& variables,
+                                  bool substitute_variables) {
   PipelineAst ast;
-  CDCLAKE_ASSIGN_OR_RETURN(ast.source, SubstituteVariables(text, variables));
+  if (substitute_variables) {
+    CDCLAKE_ASSIGN_OR_RETURN(ast.source, SubstituteVariables(text, variables));
+  } else {
+    ast.source = std::string(text);
+  }
   CDCLAKE_ASSIGN_OR_RETURN(TokenStream tokens, TokenStream::Open(ast.source));
   CDCLAKE_ASSIGN_OR_RETURN(ast.statements, StatementParser(&tokens).ParseAll());
   return ast;

@@ -17,7 +17,10 @@ namespace cdclake::sql {
 /// APPLY CHANGES INTO statement. Keywords are case-insensitive; -- and /* */ comments are skipped.
 /// kInvalidArgument formatted as SyntaxError (line, column, caret) for anything else; Databricks
 /// syntax that cdclake knows but does not run says "<X> is not supported by cdclake".
+/// `substitute_variables` false: the text is taken as it is (the SQL a Python file declared,
+/// whose values are in it already; a `${` there is the file's own text).
 Result<PipelineAst> ParsePipeline(std::string_view text,
-                                  const std::map<std::string, std::string>& variables = {});
+                                  const std::map<std::string, std::string>& variables = {},
+                                  bool substitute_variables = true);
 
 }  // namespace cdclake::sql

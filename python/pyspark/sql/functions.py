@@ -11,7 +11,9 @@ column = col
 
 
 def expr(text):
-    return Column(f"({text})")
+    if not isinstance(text, str):
+        raise Unsupported(f"expr of {type(text).__name__}", "give SQL text")
+    return Column(text.strip(), raw=True)
 
 
 def lit(value):
@@ -21,7 +23,11 @@ def lit(value):
 def struct(*cols):
     if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
         cols = tuple(cols[0])
-    parts = [c.sql() if isinstance(c, Column) else ident(c) for c in cols]
+    parts = []
+    for c in cols:
+        if isinstance(c, Column) and c._name is not None and c.sql() != ident(c._name):
+            raise Unsupported("struct of an aliased expression", "give columns")
+        parts.append(c.sql() if isinstance(c, Column) else ident(c))
     return Column("STRUCT(" + ", ".join(parts) + ")")
 
 
