@@ -148,6 +148,49 @@ expect_eq "$("$bin" show py/default/dim_customer --format csv --order-by custome
 8,b@x,2,4' "dim_customer: "
 expect_in "$("$bin" show py/default/customer_changes_clean_quarantine --format csv --columns reason)" "has_email"
 
+# --- AUTO CDC FROM SNAPSHOT in Python: a view reading a folder of versioned snapshots, SCD2,
+# against the SQL form; a next_snapshot_and_version function is refused by name.
+mkdir snaps
+printf 'id,name\n1,a\n2,b\n' > snaps/snap_1.csv
+printf 'id,name\n1,A\n3,c\n' > snaps/snap_2.csv
+cat > snap.py <<'PY'
+from pyspark import pipelines as dp
+
+@dp.temporary_view
+def snap():
+    return spark.read.format("csv").option("header", "true").load(spark.conf.get("snapshots"))
+
+dp.create_streaming_table("dim")
+
+dp.create_auto_cdc_from_snapshot_flow(target="dim", source="snap", keys=["id"], stored_as_scd_type=2)
+PY
+cat > snap.sql <<'SQL'
+CREATE TEMPORARY VIEW snap AS SELECT * FROM read_files('${snapshots}', format => 'csv');
+CREATE OR REFRESH STREAMING TABLE dim;
+CREATE FLOW dim AS AUTO CDC INTO dim FROM SNAPSHOT (snap) KEYS (id) STORED AS SCD TYPE 2;
+SQL
+out=$("$bin" run snap.py --warehouse py --var "snapshots=$work/snaps" 2>&1) || fail "snap.py: $out"
+out=$("$bin" run snap.sql --warehouse sq --var "snapshots=$work/snaps" 2>&1) || fail "snap.sql: $out"
+py_rows=$("$bin" show py/default/dim --format csv --order-by id,__START_AT)
+expect_eq "$py_rows" "$("$bin" show sq/default/dim --format csv --order-by id,__START_AT)" "snapshots: Python against SQL: "
+expect_eq "$py_rows" 'id,name,__START_AT,__END_AT
+1,a,1,2
+1,A,2,
+2,b,1,2
+3,c,2,' "snapshots: SCD2 history: "
+cat > snapfn.py <<'PY'
+from pyspark import pipelines as dp
+
+def next_snapshot_and_version(latest_version):
+    return None
+
+dp.create_streaming_table("dim")
+dp.create_auto_cdc_from_snapshot_flow(target="dim", source=next_snapshot_and_version, keys=["id"])
+PY
+rc=0; out=$("$bin" run snapfn.py --warehouse bad 2>&1) || rc=$?
+expect_eq "$rc" "2" "snapshot function: exit code: "
+expect_in "$out" "snapfn.py:7: a next_snapshot_and_version function as source is not supported by cdclake"
+
 # --- what is not supported stops before anything runs, naming the call and the line.
 cat > join.py <<'PY'
 from pyspark import pipelines as dp

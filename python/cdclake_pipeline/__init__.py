@@ -599,6 +599,27 @@ def add_auto_cdc_flow(target, source, keys, sequence_by, ignore_null_updates=Fal
     registry.add(text + ";")
 
 
+def add_snapshot_flow(target, source, keys, stored_as_scd_type=1, track_history_column_list=None,
+                      track_history_except_column_list=None, name=None):
+    if callable(source):
+        raise Unsupported("a next_snapshot_and_version function as source",
+                          "not yet: name a view that reads the snapshot files with spark.read "
+                          "(a folder of versioned snapshots, as AUTO CDC FROM SNAPSHOT reads them)")
+    if not isinstance(source, str):
+        raise Unsupported(f"a {type(source).__name__} as source", "name a view or table")
+    scd = "1" if stored_as_scd_type is None else str(stored_as_scd_type)
+    if scd not in ("1", "2"):
+        raise Unsupported(f"stored_as_scd_type={stored_as_scd_type!r}", "it is 1 or 2")
+    text = (f"CREATE FLOW {ident(name or target)} AS AUTO CDC INTO {table_name(target)}\n"
+            f"FROM SNAPSHOT ({table_name(source)})\nKEYS (" + ", ".join(names(keys, "keys")) +
+            f")\nSTORED AS SCD TYPE {scd}")
+    history = _selection(track_history_column_list, track_history_except_column_list,
+                         "track_history_column")
+    if history is not None:
+        text += f"\nTRACK HISTORY ON {history}"
+    registry.add(text + ";")
+
+
 def sequence_sql(sequence_by):
     if isinstance(sequence_by, str):
         return ident(sequence_by)

@@ -1,7 +1,7 @@
 """The declarations `pyspark.pipelines` (dp) and legacy `dlt` offer, recorded as cdclake SQL."""
 
-from cdclake_pipeline import (DataFrame, Source, Unsupported, add_auto_cdc_flow, add_table,
-                              add_view, registry)
+from cdclake_pipeline import (DataFrame, Source, Unsupported, add_auto_cdc_flow,
+                              add_snapshot_flow, add_table, add_view, registry)
 
 _EXPECTATIONS = "__cdclake_expectations__"
 
@@ -137,9 +137,11 @@ def create_auto_cdc_flow(target, source, keys, sequence_by, ignore_null_updates=
                       ignore_null_updates_column_list, ignore_null_updates_except_column_list)
 
 
-def create_auto_cdc_from_snapshot_flow(*args, **kwargs):
-    raise Unsupported("create_auto_cdc_from_snapshot_flow",
-                      "not yet in Python: write the flow in SQL (AUTO CDC ... FROM SNAPSHOT)")
+def create_auto_cdc_from_snapshot_flow(target, source, keys, stored_as_scd_type=1,
+                                       track_history_column_list=None,
+                                       track_history_except_column_list=None, name=None):
+    add_snapshot_flow(target, source, keys, stored_as_scd_type, track_history_column_list,
+                      track_history_except_column_list, name)
 
 
 def read_stream(name):
