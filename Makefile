@@ -13,18 +13,22 @@ endif
 # Test binaries that read untrusted bytes; they run again under the sanitizers.
 SANITIZED_TESTS ?= base_test io_test parquet_test json_test delta_test change_test sql_test sources_test
 
-.PHONY: all setup build run test unit-test sanitize-test format format-check tidy bench bench-full bench-micro clean
+.PHONY: all setup configure build run test unit-test sanitize-test format format-check tidy bench bench-full bench-micro clean
 
 all: build
 
 setup:
 	@scripts/setup
 
-build: setup
+configure: setup
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# The quick start needs the program only: its tests and benchmarks are built by `make test`.
+run: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target cdclake
 	@scripts/quickstart
 
 test: build format-check unit-test sanitize-test

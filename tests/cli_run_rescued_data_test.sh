@@ -101,6 +101,11 @@ rc=0; out=$("$bin" run clash.sql --warehouse lake_k 2>&1) || rc=$?
 expect_in "$out" "more than one column is named '_rescued_data'"
 [ ! -d lake_k/shop/k/_delta_log ] || fail "a table was created despite the clash"
 
+sed "s/rescuedDataColumn => '_rescued_data'/rescuedDataColumn => '_Source_File'/" cdc.sql > taken.sql
+rc=0; out=$("$bin" run taken.sql --warehouse lake_taken 2>&1) || rc=$?
+expect_eq "$rc" "2" "a rescue column named like a bronze column: exit code: "
+expect_in "$out" "rescuedDataColumn '_Source_File' is a column cdclake adds to rows read from files"
+
 sed "s/format => 'csv',$/format => 'parquet',/" p.sql > bad.sql
 rc=0; out=$("$bin" run bad.sql --warehouse bad 2>&1) || rc=$?
 expect_eq "$rc" "2" "rescuedDataColumn on parquet: exit code: "

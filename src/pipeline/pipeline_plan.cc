@@ -12,6 +12,7 @@
 
 #include "base/strings.h"
 #include "delta/partition_value.h"
+#include "pipeline/bronze_columns.h"
 #include "sql/lexer.h"
 #include "sql/schema_ddl.h"
 
@@ -205,6 +206,15 @@ class Planner {
           return ErrorAt(arg.position,
                          "read_files rescuedDataColumn names a column: give it a "
                          "name, such as '_rescued_data'");
+        }
+        for (const char* taken :
+             {kSourceFileColumn, kSourceOffsetColumn, kIngestedAtColumn, kUnchangedColumnsColumn}) {
+          if (ToLower(arg.value) == taken) {
+            return ErrorAt(arg.position, "read_files rescuedDataColumn '" + arg.value +
+                                             "' is a column cdclake adds to rows read from "
+                                             "files; name it otherwise, such as "
+                                             "'_rescued_data'");
+          }
         }
         source->options.rescued_data_column = arg.value;
       } else {
