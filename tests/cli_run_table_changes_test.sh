@@ -158,4 +158,42 @@ rc=0
 out=$("$bin" run nocdf.sql --warehouse lake3 2>&1) || rc=$?
 [ "$rc" -ne 0 ] || fail "table_changes of a table without a change data feed: $out"
 expect_in "$out" "does not record its changes; give it TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')"
+
+# A table that records its changes only from a later version: reading from before that is
+# refused, naming the version that changed rows unrecorded (its update would read as a delete
+# and an insert of one key in one version); reading from after it works.
+mkdir late
+printf 'id,seq,op,name,city\n1,1,u,a,x\n2,1,u,b,y\n' > late/1.csv
+cat > late.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.bronze
+AS SELECT * FROM STREAM(read_files('$work/late/*.csv', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE shop.customers \${props};
+CREATE FLOW customers AS AUTO CDC INTO shop.customers FROM STREAM(shop.bronze)
+KEYS (id) SEQUENCE BY seq COLUMNS id, name, city STORED AS SCD TYPE 1;
+SQL
+"$bin" run late.sql --warehouse lake4 --var props= > late1.log 2>&1 || fail "late CDF, first run: $(cat late1.log)"
+printf 'id,seq,op,name,city\n1,2,u,a,z\n' > late/2.csv
+"$bin" run late.sql --warehouse lake4 --var props= > late2.log 2>&1 || fail "late CDF, update: $(cat late2.log)"
+cdf="TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')"
+"$bin" run late.sql --warehouse lake4 --var "props=$cdf" > late3.log 2>&1 || fail "late CDF, enabling: $(cat late3.log)"
+printf 'id,seq,op,name,city\n3,3,u,c,w\n1,4,u,a,q\n' > late/3.csv
+cat late.sql > late_gold.sql
+cat >> late_gold.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.gold;
+CREATE FLOW gold AS AUTO CDC INTO shop.gold FROM STREAM(table_changes('shop.customers', \${from}))
+KEYS (id) APPLY AS DELETE WHEN _change_type = 'delete' SEQUENCE BY _commit_version
+COLUMNS * EXCEPT (_change_type, _commit_version, _commit_timestamp) STORED AS SCD TYPE 1;
+SQL
+rc=0
+out=$("$bin" run late_gold.sql --warehouse lake4 --var "props=$cdf" --var from=0 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || fail "table_changes over versions that did not record their changes: $out"
+expect_in "$out" "changed rows before the table recorded its changes (delta.enableChangeDataFeed was not 'true' then)"
+expect_in "$out" "table_changes('shop.customers', 3)"
+out=$("$bin" run late_gold.sql --warehouse lake4 --var "props=$cdf" --var from=3 2>&1) ||
+  fail "table_changes from the version that enabled them: $out"
+expect_eq "$("$bin" show lake4/shop/gold --format csv --columns id,name,city --order-by id)" 'id,name,city
+1,a,q
+3,c,w' "gold from the recorded versions: "
+out=$("$bin" run late_gold.sql --warehouse lake4_b --var "props=$cdf" --var from=0 2>&1) ||
+  fail "a table recording its changes from its creation: $out"
 echo "ok: table_changes"

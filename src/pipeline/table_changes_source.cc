@@ -2,7 +2,9 @@
 // version after version, each batch ending at a whole version.
 #include <algorithm>
 #include <cstdio>
+#include <variant>
 
+#include "delta/actions.h"
 #include "delta/change_feed.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
@@ -143,6 +145,45 @@ class TableChangesSource : public BatchSource {
   int64_t pending_written_ms_ = 0;
 };
 
+bool RecordsChanges(const delta::Metadata& metadata) {
+  auto property = metadata.configuration.find("delta.enableChangeDataFeed");
+  return property != metadata.configuration.end() && property->second == "true";
+}
+
+// Every version in [first, latest] that changed rows recorded its changes: a table that gained
+// delta.enableChangeDataFeed later has versions before it whose updates would read as a delete
+// and an insert of the same key in one version (Delta refuses such a read too). The table's
+// configuration at `first`, then each commit's metaData, decide; kInvalidArgument naming the
+// version and where a read could start.
+Status CheckChangesRecorded(const io::FileSystem& fs, const SourcePlan& source, int64_t first,
+                            int64_t latest) {
+  if (first > latest) return Status::OK();
+  CDCLAKE_ASSIGN_OR_RETURN(auto at_first, delta::Snapshot::Load(fs, source.table_folder, first));
+  bool recording = RecordsChanges(at_first->metadata());
+  std::optional<int64_t> unrecorded;  // the last version that changed rows without recording
+  for (int64_t v = first; v <= latest; ++v) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::string content,
+                             fs.ReadFile(delta::CommitPath(source.table_folder, v)));
+    CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Action> actions, delta::ParseActions(content));
+    bool changes = false;
+    for (const delta::Action& a : actions) {
+      if (const auto* md = std::get_if<delta::Metadata>(&a); md && v > first) {
+        recording = RecordsChanges(*md);
+      }
+      if (const auto* add = std::get_if<delta::Add>(&a); add && add->data_change) changes = true;
+      if (const auto* rm = std::get_if<delta::Remove>(&a); rm && rm->data_change) changes = true;
+    }
+    if (changes && !recording) unrecorded = v;
+  }
+  if (!unrecorded) return Status::OK();
+  return Status::InvalidArgument(
+      "table_changes('" + source.table + "'): version " + std::to_string(*unrecorded) + " of " +
+      source.table +
+      " changed rows before the table recorded its changes (delta.enableChangeDataFeed was not "
+      "'true' then); read from a later version: table_changes('" +
+      source.table + "', " + std::to_string(*unrecorded + 1) + ")");
+}
+
 }  // namespace
 
 Result<std::unique_ptr<BatchSource>> OpenTableChangesSource(const io::FileSystem& fs,
@@ -198,6 +239,7 @@ Result<std::unique_ptr<BatchSource>> OpenTableChangesSource(const io::FileSystem
     if (!before.ok() && before.status().code() != StatusCode::kNotFound) return before.status();
     first = before.ok() ? (*before)->version() + 1 : 0;  // NotFound: before the first commit
   }
+  CDCLAKE_RETURN_IF_ERROR(CheckChangesRecorded(fs, source, first, table->version()));
   return std::unique_ptr<BatchSource>(
       std::make_unique<TableChangesSource>(fs, source, table_id, first, table->version(),
                                            batch_rows, drop_preimages, std::move(notices)));
