@@ -9,11 +9,9 @@
 #include "json/json.h"
 
 namespace cdclake::apply {
-namespace {
 
-// Row `r` of `batch` as a rejected record with `reason` (its raw text when the source kept it).
 change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std::string reason,
-                                std::string misfit_column = {}) {
+                                std::string misfit_column) {
   change::RejectedRecord record;
   if (static_cast<size_t>(r) < batch.raw.size() && !batch.raw[r].empty()) {
     record.raw = batch.raw[r];
@@ -25,6 +23,8 @@ change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std
   record.misfit_column = std::move(misfit_column);
   return record;
 }
+
+namespace {
 
 // Moves the rows of `batch` with a reason to its rejected records.
 void RejectRows(std::vector<std::string> reasons, change::ChangeBatch* batch) {

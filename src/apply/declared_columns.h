@@ -50,6 +50,11 @@ std::vector<std::string> NotNullViolations(
 /// `batch->rejected` with the reason.
 void RejectNotNullViolations(const data::Schema& declared, change::ChangeBatch* batch);
 
+/// Row `r` of `batch` as a rejected record with `reason`, its position and `misfit_column`: the
+/// record's text as the source kept it, else the row as JSON.
+change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std::string reason,
+                                std::string misfit_column = {});
+
 /// Whether `name` is one of the bounds SCD TYPE 2 writes (`__START_AT`, `__END_AT`).
 bool IsHistoryBound(const std::string& name);
 

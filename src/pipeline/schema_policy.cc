@@ -6,7 +6,6 @@
 
 #include "apply/declared_columns.h"
 #include "apply/quarantine.h"
-#include "apply/target_layout.h"
 #include "data/expression.h"
 #include "data/value_format.h"
 
@@ -14,12 +13,6 @@ namespace cdclake::pipeline {
 namespace {
 
 constexpr const char* kQuarantineNote = " (cdclake.schemaPolicy = 'quarantine')";
-
-std::string RowText(const change::ChangeBatch& batch, int64_t r) {
-  const auto i = static_cast<size_t>(r);
-  if (i < batch.raw.size() && !batch.raw[i].empty()) return batch.raw[i];
-  return apply::RowAsJson(batch.rows, r);
-}
 
 std::string Where(const change::SourcePosition& p) {
   if (p.file.empty()) return "";
@@ -36,11 +29,8 @@ void RejectRows(const std::vector<std::string>& reasons, const std::vector<std::
       keep->push_back(static_cast<int64_t>(r));
       continue;
     }
-    const auto row = static_cast<int64_t>(r);
-    batch->rejected.push_back(change::RejectedRecord{
-        RowText(*batch, row),
-        r < batch->positions.size() ? batch->positions[r] : change::SourcePosition{}, reasons[r],
-        columns[r]});
+    batch->rejected.push_back(
+        apply::Rejected(*batch, static_cast<int64_t>(r), reasons[r], columns[r]));
   }
 }
 

@@ -2,9 +2,9 @@
 // ParseExpression.
 #include "sql/pipeline_select_parser_internal.h"
 
-#include <cctype>
 #include <charconv>
 
+#include "base/strings.h"
 #include "sql/expression_parser_internal.h"
 #include "sql/pipeline_parse_helpers_internal.h"
 
@@ -109,11 +109,8 @@ class SelectParser {
       }
       if (!ts_.AcceptOperator("=")) return ts_.Expected("'=' after the option name");
       const Token& value = ts_.Next();
-      std::string text = value.text;
-      for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      std::string name = key.text;
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (name != "skipchangecommits") {
+      const std::string text = ToLower(value.text);
+      if (ToLower(key.text) != "skipchangecommits") {
         return NotSupported(ts_, key, "the stream option '" + key.text + "'",
                             "the option cdclake knows is 'skipChangeCommits'");
       }

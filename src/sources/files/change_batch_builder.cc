@@ -2,8 +2,9 @@
 #include "sources/files/change_batch_builder_internal.h"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
+
+#include "base/strings.h"
 
 namespace cdclake::sources::internal {
 
@@ -42,9 +43,7 @@ bool NamedIn(const std::vector<std::string>& names, std::string_view name) {
 Status CheckUniqueNames(const data::Schema& schema, const std::string& path) {
   std::set<std::string> names;  // lower case: Delta's column names ignore case
   for (const data::Field& field : schema.fields()) {
-    std::string lower = field.name;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!names.insert(std::move(lower)).second) {
+    if (!names.insert(ToLower(field.name)).second) {
       return Status::InvalidArgument(path + ": more than one column is named '" + field.name +
                                      "' (names are matched to the schema ignoring case)");
     }
