@@ -177,22 +177,11 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   std::unique_ptr<apply::Applier> applier;
   AppendTableSpec spec{flow.table_properties, flow.partition_columns, flow.declared_schema};
   std::set<std::string> undeclared_seen;  // reported once per run
-  // One read of the target's log gives its columns and its id.
-  CDCLAKE_ASSIGN_OR_RETURN(SchemaWatch schema_watch,
-                           SchemaWatch::Open(fs, flow.target, flow.target_folder));
+  // One read of the target's log gives its columns, its id and what the flow last sent.
+  CDCLAKE_ASSIGN_OR_RETURN(
+      SchemaWatch schema_watch,
+      SchemaWatch::Open(fs, flow.target, flow.target_folder, flow.name, batch_no > 0));
   std::string table_id = schema_watch.table_id();
-  {
-    // What the flow's last commit sent: "no longer sent" is measured against it.
-    CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> last,
-                             FindFlowCommit(fs, flow.target_folder, flow.name));
-    std::optional<data::Schema> last_sent;
-    if (last && last->position.is_object() && last->position.contains(kSourceColumnsKey) &&
-        last->position[kSourceColumnsKey].is_string()) {
-      auto parsed = delta::ParseSchemaJson(last->position[kSourceColumnsKey].get<std::string>());
-      if (parsed.ok()) last_sent = std::move(*parsed);
-    }
-    schema_watch.SetLastSent(std::move(last_sent), batch_no > 0);
-  }
   // cdclake.schemaPolicy: 'evolve' (the default: the usual rules), 'block' or 'quarantine'.
   std::optional<std::string> policy_value;
   if (auto p = flow.table_properties.find("cdclake.schemaPolicy");

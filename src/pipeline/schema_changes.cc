@@ -2,7 +2,9 @@
 #include "pipeline/schema_changes.h"
 
 #include "delta/log_segment.h"
+#include "delta/schema_json.h"
 #include "delta/snapshot.h"
+#include "pipeline/flow_checkpoint.h"
 
 namespace cdclake::pipeline {
 namespace {
@@ -59,15 +61,23 @@ json::Json SchemaChange::ToJson() const {
 }
 
 Result<SchemaWatch> SchemaWatch::Open(const io::FileSystem& fs, std::string table,
-                                      std::string folder) {
+                                      std::string folder, const std::string& flow,
+                                      bool committed_before) {
   SchemaWatch out;
   out.table_ = std::move(table);
   out.folder_ = std::move(folder);
+  out.committed_before_ = committed_before;
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, out.folder_));
-  if (exists) {
-    CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, out.folder_));
-    out.known_ = snapshot->schema();
-    out.table_id_ = snapshot->metadata().id;
+  if (!exists) return out;
+  CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, out.folder_));
+  out.known_ = snapshot->schema();
+  out.table_id_ = snapshot->metadata().id;
+  CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> last,
+                           FindFlowCommit(fs, out.folder_, flow, snapshot.get()));
+  if (last && last->position.is_object() && last->position.contains(kSourceColumnsKey) &&
+      last->position[kSourceColumnsKey].is_string()) {
+    auto sent = delta::ParseSchemaJson(last->position[kSourceColumnsKey].get<std::string>());
+    if (sent.ok()) out.last_sent_ = std::move(*sent);
   }
   return out;
 }

@@ -36,8 +36,15 @@ struct SchemaChange {
 /// Follows one flow's target through a run.
 class SchemaWatch {
  public:
-  /// The target's columns now (none when it does not exist yet).
-  static Result<SchemaWatch> Open(const io::FileSystem& fs, std::string table, std::string folder);
+  /// The target's columns now (none when it does not exist yet) and what `flow`'s last
+  /// committed batch sent, from one read of its log. `committed_before`: the flow committed to
+  /// the target before. A column is "no longer sent" when the flow's previous batch had it (its
+  /// position's kSourceColumnsKey). Without that record, a flow that committed before compares
+  /// with the target's columns (positions written before records were kept); one that never
+  /// committed compares with nothing, so a flow writing some of a table's columns (another flow
+  /// writes the rest) is not told the others are missing.
+  static Result<SchemaWatch> Open(const io::FileSystem& fs, std::string table, std::string folder,
+                                  const std::string& flow, bool committed_before);
 
   /// After a batch with columns `sent` was committed: the target's columns added or retyped
   /// since (the table is read again only when `sent` has a column the target did not have,
@@ -55,17 +62,6 @@ class SchemaWatch {
                       const std::function<bool(const std::string&)>& writes,
                       std::vector<SchemaChange>* blocked) const;
 
-  /// What the flow's last committed batch sent (its position's kSourceColumnsKey), when that
-  /// was recorded; `committed_before`: the flow committed to the target before. A column is "no
-  /// longer sent" when the flow's previous batch had it. Without a record, a flow that committed
-  /// before compares with the target's columns (positions written before records were kept);
-  /// one that never committed compares with nothing, so a flow writing some of a table's
-  /// columns (another flow writes the rest) is not told the others are missing.
-  void SetLastSent(std::optional<data::Schema> last_sent, bool committed_before) {
-    last_sent_ = std::move(last_sent);
-    committed_before_ = committed_before;
-  }
-
   /// The target's columns as last read (none before the table exists).
   const std::optional<data::Schema>& known() const { return known_; }
 
@@ -77,7 +73,7 @@ class SchemaWatch {
   std::string folder_;
   std::optional<data::Schema> known_;
   std::string table_id_;
-  // The columns "no longer sent" is measured against (see SetLastSent); null: none.
+  // The columns "no longer sent" is measured against (see Open); null: none.
   const data::Schema* PreviouslySent() const;
 
   std::set<std::string> missing_said_;

@@ -1,7 +1,6 @@
 // TableChangesSource: table_changes('t', start) as a BatchSource: a table's change data feed,
 // version after version, each batch ending at a whole version.
 #include <algorithm>
-#include <cstdio>
 #include <variant>
 
 #include "delta/actions.h"
@@ -153,27 +152,40 @@ bool RecordsChanges(const delta::Metadata& metadata) {
 // Every version in [first, latest] that changed rows recorded its changes: a table that gained
 // delta.enableChangeDataFeed later has versions before it whose updates would read as a delete
 // and an insert of the same key in one version (Delta refuses such a read too). The table's
-// configuration at `first`, then each commit's metaData, decide; kInvalidArgument naming the
-// version and where a read could start.
+// configuration at `first`, then each commit's metaData, decide; the table as of `first` is
+// loaded only when a later commit set the configuration (otherwise every version has the
+// latest's, checked before). kInvalidArgument naming the version and where a read could start.
 Status CheckChangesRecorded(const io::FileSystem& fs, const SourcePlan& source, int64_t first,
                             int64_t latest) {
   if (first > latest) return Status::OK();
-  CDCLAKE_ASSIGN_OR_RETURN(auto at_first, delta::Snapshot::Load(fs, source.table_folder, first));
-  bool recording = RecordsChanges(at_first->metadata());
-  std::optional<int64_t> unrecorded;  // the last version that changed rows without recording
+  // Per version: whether it changed rows, and whether it set the configuration (metaData).
+  struct Commit {
+    bool changes = false;
+    std::optional<bool> sets_recording;
+  };
+  std::vector<Commit> commits;
   for (int64_t v = first; v <= latest; ++v) {
     CDCLAKE_ASSIGN_OR_RETURN(std::string content,
                              fs.ReadFile(delta::CommitPath(source.table_folder, v)));
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Action> actions, delta::ParseActions(content));
-    bool changes = false;
+    Commit& c = commits.emplace_back();
     for (const delta::Action& a : actions) {
-      if (const auto* md = std::get_if<delta::Metadata>(&a); md && v > first) {
-        recording = RecordsChanges(*md);
-      }
-      if (const auto* add = std::get_if<delta::Add>(&a); add && add->data_change) changes = true;
-      if (const auto* rm = std::get_if<delta::Remove>(&a); rm && rm->data_change) changes = true;
+      if (const auto* md = std::get_if<delta::Metadata>(&a)) c.sets_recording = RecordsChanges(*md);
+      if (const auto* add = std::get_if<delta::Add>(&a); add && add->data_change) c.changes = true;
+      if (const auto* rm = std::get_if<delta::Remove>(&a); rm && rm->data_change) c.changes = true;
     }
-    if (changes && !recording) unrecorded = v;
+  }
+  // No configuration set after `first`: every version has the latest's, which records them.
+  bool later_settings = false;
+  for (size_t i = 1; i < commits.size(); ++i)
+    later_settings |= commits[i].sets_recording.has_value();
+  if (!later_settings) return Status::OK();
+  CDCLAKE_ASSIGN_OR_RETURN(auto at_first, delta::Snapshot::Load(fs, source.table_folder, first));
+  bool recording = RecordsChanges(at_first->metadata());
+  std::optional<int64_t> unrecorded;  // the last version that changed rows without recording
+  for (size_t i = 0; i < commits.size(); ++i) {
+    if (i > 0 && commits[i].sets_recording) recording = *commits[i].sets_recording;
+    if (commits[i].changes && !recording) unrecorded = first + static_cast<int64_t>(i);
   }
   if (!unrecorded) return Status::OK();
   return Status::InvalidArgument(
