@@ -176,16 +176,14 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   auto interval = ParseInterval(args.interval);
   if (!interval.ok()) return Invalid(interval.status());
   io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
-  // A Python file prints the SQL pipeline it declares (cli/python_pipeline.h).
-  auto text = pipeline::IsPythonPipeline(args.pipeline)
-                  ? pipeline::TranslatePythonPipeline(args.pipeline, vars)
-                  : fs.ReadFile(args.pipeline);
-  if (text.ok() && pipeline::IsPythonPipeline(args.pipeline) &&
-      std::getenv("CDCLAKE_SHOW_PYTHON_SQL")) {
+  // A Python file prints the SQL pipeline it declares (pipeline/python_pipeline.h).
+  const bool python = pipeline::IsPythonPipeline(args.pipeline);
+  auto text =
+      python ? pipeline::TranslatePythonPipeline(args.pipeline, vars) : fs.ReadFile(args.pipeline);
+  if (text.ok() && python && std::getenv("CDCLAKE_SHOW_PYTHON_SQL")) {
     std::cerr << *text;  // the SQL the file declares, for finding what a message is about
   }
   if (!text.ok()) return Invalid(text.status());
-  const bool python = pipeline::IsPythonPipeline(args.pipeline);
   // A Python file's SQL has its values in it already; a `${` there is the file's own text.
   auto ast = sql::ParsePipeline(*text, vars, /*substitute_variables=*/!python);
   if (!ast.ok()) {

@@ -19,6 +19,9 @@ inline constexpr const char* kIngestedAtColumn = "_ingested_at";      // TIMESTA
 /// placeholders, columns outside SQL Server's update mask), comma-separated; NULL for none.
 /// AUTO CDC flows reading the table turn it back into unchanged marks and leave it out.
 inline constexpr const char* kUnchangedColumnsColumn = "_unchanged_columns";
+/// The four, in the order AddBronzeColumns appends them.
+inline constexpr const char* kBronzeColumns[] = {kSourceFileColumn, kSourceOffsetColumn,
+                                                 kIngestedAtColumn, kUnchangedColumnsColumn};
 
 /// `batch` with the four columns above appended after its own (`ingested_at_micros` for every
 /// row); its unchanged marks move into `_unchanged_columns` and are cleared.

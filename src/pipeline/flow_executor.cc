@@ -2,6 +2,7 @@
 #include "pipeline/flow_executor.h"
 
 #include <chrono>
+#include <iterator>
 #include <set>
 
 #include "apply/declared_columns.h"
@@ -91,10 +92,9 @@ Result<change::ChangeBatch> ConformIngestRows(const FlowPlan& flow, change::Chan
   // So does the rescued-data column (read_files' rescuedDataColumn), which also takes the
   // values that do not cast to their declared types.
   const std::string& rescue = flow.source.options.rescued_data_column;
-  for (const std::string& name :
-       {std::string(kSourceFileColumn), std::string(kSourceOffsetColumn),
-        std::string(kIngestedAtColumn), std::string(kUnchangedColumnsColumn), rescue}) {
-    if (name.empty()) continue;
+  std::vector<std::string> kept(std::begin(kBronzeColumns), std::end(kBronzeColumns));
+  if (!rescue.empty()) kept.push_back(rescue);
+  for (const std::string& name : kept) {
     int at = rows.rows.schema().FieldIndex(name);
     if (at >= 0 && flow.declared_schema->FieldIndex(name) < 0) {
       fields.push_back(rows.rows.schema().field(static_cast<size_t>(at)));

@@ -207,8 +207,7 @@ class Planner {
                          "read_files rescuedDataColumn names a column: give it a "
                          "name, such as '_rescued_data'");
         }
-        for (const char* taken :
-             {kSourceFileColumn, kSourceOffsetColumn, kIngestedAtColumn, kUnchangedColumnsColumn}) {
+        for (const char* taken : kBronzeColumns) {
           if (ToLower(arg.value) == taken) {
             return ErrorAt(arg.position, "read_files rescuedDataColumn '" + arg.value +
                                              "' is a column cdclake adds to rows read from "

@@ -1,6 +1,7 @@
 // SchemaChanges: the target's schema before and after, compared by column name.
 #include "pipeline/schema_changes.h"
 
+#include "apply/declared_columns.h"
 #include "delta/log_segment.h"
 #include "delta/schema_json.h"
 #include "delta/snapshot.h"
@@ -104,8 +105,8 @@ Status SchemaWatch::CheckBlocked(const data::Schema& sent,
   }
   const data::Schema* before = PreviouslySent();
   for (const data::Field& f : before != nullptr ? before->fields() : std::vector<data::Field>()) {
-    if (f.name == "__START_AT" || f.name == "__END_AT" || !writes(f.name) ||
-        Find(sent, f.name) != nullptr || Find(*known_, f.name) == nullptr) {
+    if (apply::IsHistoryBound(f.name) || !writes(f.name) || Find(sent, f.name) != nullptr ||
+        Find(*known_, f.name) == nullptr) {
       continue;
     }
     add("column " + f.name + " (" + f.type->ToString() + ") is no longer sent");
@@ -155,8 +156,8 @@ Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem&
   const data::Schema* before = PreviouslySent();
   for (const data::Field& f : before != nullptr ? before->fields() : std::vector<data::Field>()) {
     const data::Field* in_table = Find(*known_, f.name);
-    if (f.name == "__START_AT" || f.name == "__END_AT" || in_table == nullptr ||
-        Find(sent, f.name) != nullptr || !missing_said_.insert(f.name).second) {
+    if (apply::IsHistoryBound(f.name) || in_table == nullptr || Find(sent, f.name) != nullptr ||
+        !missing_said_.insert(f.name).second) {
       continue;
     }
     out.push_back({table_, f.name, in_table->type->ToString(), "", "no longer sent"});

@@ -222,8 +222,7 @@ Result<std::unique_ptr<BatchSource>> OpenTableChangesSource(const io::FileSystem
         fs, source, "", 0, -1, batch_rows, drop_preimages, std::vector<std::string>{}));
   }
   CDCLAKE_ASSIGN_OR_RETURN(auto table, delta::Snapshot::Load(fs, source.table_folder));
-  auto property = table->metadata().configuration.find("delta.enableChangeDataFeed");
-  if (property == table->metadata().configuration.end() || property->second != "true") {
+  if (!RecordsChanges(table->metadata())) {
     return Status::InvalidArgument(
         what + ": " + source.table +
         " does not record its changes; give it TBLPROPERTIES ('delta.enableChangeDataFeed' = "

@@ -266,7 +266,6 @@ Result<std::optional<change::ChangeBatch>> JsonLinesChangeReader::Next() {
     } else {
       builder_.Reject(line, number, offset, end, std::move(reason), std::move(misfit_column_));
       reason.clear();
-      misfit_column_.clear();
     }
     tail_.NoteReturned(offset, end, terminated);
   }
