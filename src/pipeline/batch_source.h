@@ -80,13 +80,16 @@ std::unique_ptr<BatchSource> ReadingAhead(std::unique_ptr<BatchSource> inner);
 /// A table read as a stream from just after the version `position` records ({"table": name,
 /// "version": v, "tableId": its metaData.id}; null: from the start). When the table's id is not
 /// the recorded one, or its version is below the recorded one (it was refreshed), it is read
-/// from its start and Notices() says so. A table that does not exist yet has nothing to read.
+/// from its start and Notices() says so (an AUTO CDC flow's sequence guards make the rows read
+/// twice harmless). A table that does not exist yet has nothing to read.
 /// With `skip_change_commits`, commits that removed or rewrote rows are passed over.
-Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
-                                                     const std::string& table,
-                                                     const std::string& folder,
-                                                     const json::Json& position, int64_t batch_rows,
-                                                     bool skip_change_commits = false);
+/// An append flow cannot read a refreshed upstream again without appending its rows twice: with
+/// `OnRefreshedUpstream::kRefuse` that is kConflict, naming the refresh that mends it.
+enum class OnRefreshedUpstream { kReadAgain, kRefuse };
+Result<std::unique_ptr<BatchSource>> OpenTableSource(
+    const io::FileSystem& fs, const std::string& table, const std::string& folder,
+    const json::Json& position, int64_t batch_rows, bool skip_change_commits = false,
+    OnRefreshedUpstream on_refreshed = OnRefreshedUpstream::kReadAgain);
 
 /// table_changes('t', start): the change data feed of `source.table` (a table with
 /// delta.enableChangeDataFeed = true; otherwise kInvalidArgument saying so) from just after

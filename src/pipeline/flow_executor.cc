@@ -512,7 +512,9 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
     CDCLAKE_ASSIGN_OR_RETURN(
         std::unique_ptr<BatchSource> source,
         OpenTableSource(fs, flow.source.table, flow.source.table_folder, position,
-                        execution.batch_rows, flow.source.skip_change_commits));
+                        execution.batch_rows, flow.source.skip_change_commits,
+                        flow.kind == FlowPlan::Kind::kAutoCdc ? OnRefreshedUpstream::kReadAgain
+                                                              : OnRefreshedUpstream::kRefuse));
     return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
                          false, outcome);
   }

@@ -78,7 +78,8 @@ Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
                                                      const std::string& table,
                                                      const std::string& folder,
                                                      const json::Json& position, int64_t batch_rows,
-                                                     bool skip_change_commits) {
+                                                     bool skip_change_commits,
+                                                     OnRefreshedUpstream on_refreshed) {
   int64_t after = -1;
   if (position.is_object()) {
     if (!position.contains("table") || position["table"] != table ||
@@ -99,16 +100,25 @@ Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
     // start; the sequence guards make the rows read twice harmless.
     CDCLAKE_ASSIGN_OR_RETURN(auto upstream, delta::Snapshot::Load(fs, folder));
     table_id = upstream->metadata().id;
+    std::string refreshed;
     if (after >= 0 && position.contains("tableId") && position["tableId"].is_string() &&
         position["tableId"].get<std::string>() != table_id) {
-      notices.push_back(table + " was refreshed (its table id is now " + table_id + ", was " +
-                        position["tableId"].get<std::string>() +
-                        "): reading it again from the start");
-      after = -1;
+      refreshed = table + " was refreshed (its table id is now " + table_id + ", was " +
+                  position["tableId"].get<std::string>() + ")";
     } else if (after > upstream->version()) {
-      notices.push_back(table + " is at version " + std::to_string(upstream->version()) +
-                        ", below the version " + std::to_string(after) +
-                        " already read (it was refreshed): reading it again from the start");
+      refreshed = table + " is at version " + std::to_string(upstream->version()) +
+                  ", below the version " + std::to_string(after) +
+                  " already read (it was refreshed)";
+    }
+    if (!refreshed.empty() && on_refreshed == OnRefreshedUpstream::kRefuse) {
+      // Reading it again would append every row the flow appended before a second time.
+      return Status::Conflict(refreshed +
+                              "; an append flow would append its rows again: refresh the flow's "
+                              "target in full too (cdclake run --full-refresh TABLE), which reads "
+                              "the new table from the start");
+    }
+    if (!refreshed.empty()) {
+      notices.push_back(refreshed + ": reading it again from the start");
       after = -1;
     }
     CDCLAKE_ASSIGN_OR_RETURN(stream, TableStream::Open(fs, folder, after, skip_change_commits));

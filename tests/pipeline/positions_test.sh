@@ -4,7 +4,8 @@
 # source for a flow with a position is an error until --reset-position; files named in Kafka
 # Connect's interleaved order, arriving late, are each read once; a grown file is read on; a
 # shrunk one is reported; a checkpoint followed by the deletion of the commits before it
-# (Delta's log cleanup) still resumes exactly; a refreshed bronze still feeds its silver.
+# (Delta's log cleanup) still resumes exactly; a refreshed bronze still feeds its silver; an
+# append flow over a refreshed upstream stops rather than append its rows twice.
 set -euo pipefail
 bin=$1
 work=$(mktemp -d)
@@ -114,4 +115,35 @@ printf 'id,v,seq\n' > 'kc/t+0+0000000050.csv'
 k > k5.log 2>&1 || fail "kafka 5: $(cat k5.log)"
 grep -q "t+0+0000000050.csv shrank from" k5.log || fail "shrunk file not reported: $(cat k5.log)"
 expect_eq "$(k2rows)" "1,a 2,b 3,c 4,d " "bronze after a file shrank: "
+# An append flow (a streaming table AS SELECT FROM STREAM(t)) over an upstream refreshed in
+# full cannot read it again without appending its rows twice: the run says so, names the
+# refresh that mends it, and leaves the copy as it was; refreshing the copy too reads the new
+# upstream once.
+cat > a.sql <<'SQL'
+CREATE OR REFRESH STREAMING TABLE s.bronze
+AS SELECT * FROM STREAM(read_files('${data}', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE s.copy AS SELECT id, v FROM STREAM(s.bronze);
+SQL
+a() { "$bin" run "$work/a.sql" --warehouse "$work/lake3" --var data=app "$@"; }
+copy_rows() { "$bin" show "$work/lake3/s/copy" --format csv --columns id,v --order-by id,v | tail -n +2 | tr '\n' ' '; }
+mkdir app
+printf 'id,v,seq\n1,a,1\n2,b,1\n' > app/a1.csv
+a > a1.log 2>&1 || fail "append 1: $(cat a1.log)"
+expect_eq "$(copy_rows)" "1,a 2,b " "copy after the first run: "
+rc=0
+a --full-refresh s.bronze > a2.log 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "an append flow read a refreshed upstream again: $(cat a2.log)"
+grep -q "s.bronze was refreshed" a2.log || fail "the refresh is not named: $(cat a2.log)"
+grep -q "an append flow would append its rows again" a2.log || fail "no reason: $(cat a2.log)"
+grep -q -- "--full-refresh" a2.log || fail "no advice: $(cat a2.log)"
+expect_eq "$(copy_rows)" "1,a 2,b " "copy after the refused run: "
+rc=0
+a > a3.log 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "the next run appended the refreshed upstream: $(cat a3.log)"
+expect_eq "$(copy_rows)" "1,a 2,b " "copy after the second refused run: "
+a --full-refresh s.copy > a4.log 2>&1 || fail "refreshing the copy: $(cat a4.log)"
+expect_eq "$(copy_rows)" "1,a 2,b " "copy after its own refresh: "
+printf 'id,v,seq\n3,c,1\n' > app/a2.csv
+a > a5.log 2>&1 || fail "append after both refreshes: $(cat a5.log)"
+expect_eq "$(copy_rows)" "1,a 2,b 3,c " "copy after a new file: "
 echo "positions test passed"
