@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A row=([base]=0 [io]=1 [json]=1 [data]=1 [parquet]=2 [change]=2 [sql]=2
-                [delta]=3 [sources]=3 [apply]=4 [pipeline]=5 [cli]=6)
+                [delta]=3 [sources]=3 [apply]=4 [pipeline]=5 [server]=6 [cli]=7)
 status=0
 for dir in src/*/; do
   mod=$(basename "$dir")

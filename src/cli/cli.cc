@@ -46,6 +46,7 @@ int Main(int argc, char** argv) {
   add(AddOptimizeCommand);
   add(AddRunCommand);
   add(AddReconcileCommand);
+  add(AddServeCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -26,6 +26,7 @@ Action AddApplyCommand(CLI::App& app);
 Action AddOptimizeCommand(CLI::App& app);
 Action AddRunCommand(CLI::App& app);
 Action AddReconcileCommand(CLI::App& app);
+Action AddServeCommand(CLI::App& app);
 
 /// What `cdclake apply` was given for snapshot input (SEMANTICS §7); see apply_snapshots.cc.
 struct SnapshotApplyArgs {

@@ -12,6 +12,7 @@
 
 #include "cdclake/pipeline_run.h"
 #include "cli/commands.h"
+#include "cli/pipeline_file.h"
 
 namespace cdclake::cli {
 
@@ -41,27 +42,6 @@ void RequestStop(int) {
 int Invalid(const Status& s) {
   std::cerr << "cdclake: " << s.ToString() << "\n";
   return 2;
-}
-
-// "250ms", "1s", "2.5s", "1m" → milliseconds.
-Result<int64_t> ParseInterval(const std::string& text) {
-  size_t unit = text.find_first_not_of("0123456789.");
-  if (unit == 0 || text.empty()) {
-    return Status::InvalidArgument("--interval '" + text + "': write it as 500ms, 1s or 1m");
-  }
-  double value = 0;
-  const char* end = text.data() + (unit == std::string::npos ? text.size() : unit);
-  auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || stop != end) {
-    return Status::InvalidArgument("--interval '" + text + "': write it as 500ms, 1s or 1m");
-  }
-  std::string suffix = unit == std::string::npos ? "s" : text.substr(unit);
-  double ms = suffix == "ms"  ? value
-              : suffix == "s" ? value * 1000
-              : suffix == "m" ? value * 60000
-                              : -1;
-  if (ms < 0) return Status::InvalidArgument("--interval '" + text + "': units are ms, s or m");
-  return static_cast<int64_t>(ms);
 }
 
 std::string Json(const pipeline::FlowBatchReport& r) {
@@ -159,14 +139,8 @@ void PrintSummary(const pipeline::PipelineRunSummary& summary, std::ostream& out
 }
 
 int RunRun(const CLI::App& cmd, const RunArgs& args) {
-  std::map<std::string, std::string> vars;
-  for (const std::string& v : args.vars) {
-    size_t eq = v.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Invalid(Status::InvalidArgument("--var " + v + ": write it as name=value"));
-    }
-    vars[v.substr(0, eq)] = v.substr(eq + 1);
-  }
+  auto vars = ParseVars(args.vars);
+  if (!vars.ok()) return Invalid(vars.status());
   if (args.once && args.continuous) {
     return Invalid(Status::InvalidArgument("--once and --continuous exclude each other"));
   }
@@ -176,29 +150,9 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   auto interval = ParseInterval(args.interval);
   if (!interval.ok()) return Invalid(interval.status());
   io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
-  // A Python file prints the SQL pipeline it declares (pipeline/python_pipeline.h).
-  const bool python = pipeline::IsPythonPipeline(args.pipeline);
-  auto text =
-      python ? pipeline::TranslatePythonPipeline(args.pipeline, vars) : fs.ReadFile(args.pipeline);
-  if (text.ok() && python && std::getenv("CDCLAKE_SHOW_PYTHON_SQL")) {
-    std::cerr << *text;  // the SQL the file declares, for finding what a message is about
-  }
-  if (!text.ok()) return Invalid(text.status());
-  // A Python file's SQL has its values in it already; a `${` there is the file's own text.
-  auto ast = sql::ParsePipeline(*text, vars, /*substitute_variables=*/!python);
-  if (!ast.ok()) {
-    return Invalid((python ? pipeline::WithPythonOrigin(ast.status(), *text) : ast.status())
-                       .WithContext(args.pipeline));
-  }
   pipeline::Warehouse warehouse(args.warehouse);
-  auto plan = pipeline::PlanPipeline(*ast, warehouse);
-  if (!plan.ok()) {
-    return Invalid((python ? pipeline::WithPythonOrigin(plan.status(), *text) : plan.status())
-                       .WithContext(args.pipeline));
-  }
-  for (const std::string& w : plan->warnings) {
-    std::cerr << "cdclake: warning: " << args.pipeline << ": " << w << "\n";
-  }
+  auto plan = LoadPipelineFile(args.pipeline, *vars, warehouse);
+  if (!plan.ok()) return Invalid(plan.status());
 
   pipeline::PipelineRunOptions options;
   options.continuous = args.continuous;

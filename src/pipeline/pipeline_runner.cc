@@ -28,6 +28,16 @@ void WarnOfEmptyGlob(const io::FileSystem& fs, const FlowPlan& flow, FlowSummary
   }
 }
 
+// FlowSummary::skipped for a flow whose upstream failed in this pass (cleared when it runs).
+constexpr const char* kUpstreamFailed = "upstream table ";
+
+// The pause before a failed flow's next try: retry_min_ms doubled per failure in a row.
+int64_t RetryPause(const PipelineRunOptions& options, int64_t failures_in_row) {
+  int64_t pause = options.retry_min_ms;
+  for (int64_t i = 1; i < failures_in_row && pause < options.retry_max_ms; ++i) pause *= 2;
+  return std::min(pause, options.retry_max_ms);
+}
+
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -161,15 +171,19 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       const FlowPlan& flow = plan.flows[i];
       FlowSummary& fs_summary = summary.flows[i];
       if (!fs_summary.status.ok()) {
-        failed_tables.insert(flow.target);
-        continue;
+        if (options.retry_min_ms <= 0 || now_ms() < fs_summary.retry_at_ms) {
+          failed_tables.insert(flow.target);
+          continue;
+        }
+        fs_summary.status = Status::OK();  // its pause is over: try again
       }
       if (flow.source.kind == SourcePlan::Kind::kTable &&
           failed_tables.count(flow.source.table) > 0) {
-        fs_summary.skipped = "upstream table " + flow.source.table + " failed";
+        fs_summary.skipped = kUpstreamFailed + flow.source.table + " failed";
         failed_tables.insert(flow.target);
         continue;
       }
+      if (fs_summary.skipped.rfind(kUpstreamFailed, 0) == 0) fs_summary.skipped.clear();
       if (stop()) break;
       FlowExecution execution;
       execution.batch_rows = options.batch_rows;
@@ -245,7 +259,11 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       if (!status.ok()) {
         fs_summary.status = status.WithContext("flow " + flow.name);
         failed_tables.insert(flow.target);
+        ++fs_summary.failures_in_row;
+        fs_summary.retry_at_ms = now_ms() + RetryPause(options, fs_summary.failures_in_row);
         if (options.on_flow_error) options.on_flow_error(flow.name, fs_summary.status);
+      } else {
+        fs_summary.failures_in_row = 0;
       }
     }
     for (PostgresSlots::Ended& ended : slots.EndPass()) {
@@ -267,6 +285,7 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
         if (options.on_flow_error) options.on_flow_error(f.flow, f.status);
       }
     }
+    if (options.on_pass) options.on_pass(summary);
     refreshed.clear();  // a refresh happens once, before the first pass
     reset.clear();      // and so does a reset
     // A shared slot read only part of what there is goes on in another pass, also in a run

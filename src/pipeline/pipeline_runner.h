@@ -15,6 +15,8 @@
 
 namespace cdclake::pipeline {
 
+struct PipelineRunSummary;
+
 struct PipelineRunOptions {
   /// Keep polling the sources until stop_requested says so (else: one pass, then stop).
   bool continuous = false;
@@ -35,15 +37,23 @@ struct PipelineRunOptions {
   std::function<void(const FlowBatchReport&)> on_batch;  // after each batch of any flow
   std::function<void(const std::string& flow, const Status&)> on_flow_error;
   std::function<bool()> stop_requested;  // continuous: checked between passes and batches
+  /// Continuous: a failed flow is tried again after this pause, doubled with each failure in
+  /// a row up to retry_max_ms (0: a failed flow stays stopped for the rest of the run).
+  int64_t retry_min_ms = 0;
+  int64_t retry_max_ms = 300'000;
+  /// After each pass over the flows (its event-log rows written): the run so far.
+  std::function<void(const PipelineRunSummary&)> on_pass;
 };
 
 struct FlowSummary {
   std::string flow;
   std::string target;
   FlowOutcome outcome;  // summed over passes
-  Status status;        // the first error, if the flow failed
+  Status status;        // the error that stopped the flow (with retries: its latest)
   std::string skipped;  // why it did not run: "upstream flow X failed", "ONCE: already ran"
   std::vector<std::string> warnings;  // e.g. a read_files glob that matches no file
+  int64_t failures_in_row = 0;        // with retries: failed passes since the flow last succeeded
+  int64_t retry_at_ms = 0;            // with retries: when a failed flow is tried again
 };
 
 struct PipelineRunSummary {
