@@ -17,9 +17,12 @@ namespace cdclake::pipeline {
 namespace {
 
 // Brings the table's schema up to what `rows` need; returns the snapshot to write against.
+// Columns of a batch without rows (every record quarantined) say nothing of their types (a
+// Debezium batch without events has no sequence struct): an existing table is left as it is.
 Result<std::shared_ptr<const delta::Snapshot>> PrepareTable(io::FileSystem& fs,
                                                             const std::string& table_root,
                                                             const data::Schema& incoming,
+                                                            bool has_rows,
                                                             const AppendTableSpec& spec) {
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, table_root));
   if (!exists) {
@@ -35,6 +38,7 @@ Result<std::shared_ptr<const delta::Snapshot>> PrepareTable(io::FileSystem& fs,
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot,
                            delta::Snapshot::Load(fs, table_root));
+  if (!has_rows) return snapshot;
   const data::Schema& current = snapshot->schema();
   std::vector<data::Field> added = current.fields();
   std::map<std::string, data::TypePtr> widen;
@@ -106,7 +110,7 @@ Result<int64_t> AppendWithCheckpoint(io::FileSystem& fs, const std::string& tabl
                                      const data::RecordBatch& rows, const AppendTableSpec& spec,
                                      const AppendCheckpoint& checkpoint) {
   CDCLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot,
-                           PrepareTable(fs, table_root, rows.schema(), spec));
+                           PrepareTable(fs, table_root, rows.schema(), rows.num_rows() > 0, spec));
   // The flow's previous batch must be the table's: otherwise another writer of the flow
   // committed meanwhile and these rows, read from an older position, would be appended twice.
   // (A commit between this snapshot and ours is a conflict of the two txn actions.)

@@ -205,6 +205,21 @@ TEST_F(AppendWriterTest, NoRowsCommitsOnlyTheCheckpoint) {
   EXPECT_EQ(Contents(), (std::vector<std::string>{"1:n1"}));
 }
 
+TEST_F(AppendWriterTest, NoRowsOfOtherTypesLeaveTheSchemaAlone) {
+  // A batch whose every record was quarantined has columns but no rows; their types (here the
+  // name column as BIGINT, as a Debezium batch without events types its sequence) claim nothing.
+  ASSERT_TRUE(Append(Rows({1}), Checkpoint("f", 1, 10)).ok());
+  const std::string before = Load()->schema().ToString();
+  data::RecordBatch empty(data::Schema({{"id", DataType::Int64(), true},
+                                        {"name", DataType::Int64(), true},
+                                        {"extra", DataType::Int64(), true}}));
+  auto v = Append(empty, Checkpoint("f", 2, 20));
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(Load()->schema().ToString(), before);
+  EXPECT_EQ(Load()->TxnVersion(FlowAppId("f")), 2);
+  EXPECT_EQ(Contents(), (std::vector<std::string>{"1:n1"}));
+}
+
 TEST_F(AppendWriterTest, ABatchFromAStalePositionIsRefusedAndWritesNothing) {
   // Two writers of flow f read the position after batch 1; the first commits batch 2, the
   // second's batch 2 (the same input) must not follow it.
