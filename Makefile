@@ -13,7 +13,7 @@ endif
 # Test binaries that read untrusted bytes; they run again under the sanitizers.
 SANITIZED_TESTS ?= base_test io_test parquet_test json_test delta_test change_test sql_test sources_test
 
-.PHONY: all setup configure build run test unit-test sanitize-test format format-check tidy bench bench-full bench-micro clean
+.PHONY: all setup configure build run install package test unit-test sanitize-test format format-check tidy bench bench-full bench-micro clean
 
 all: build
 
@@ -30,6 +30,19 @@ build: configure
 run: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target cdclake
 	@scripts/quickstart
+
+# `make install PREFIX=DIR` (default /usr/local; DESTDIR is honoured) and `make package` (a
+# Debian package, build/cdclake_<version>_<arch>.deb) build the program alone, as `make run`
+# does; the rules are in cmake/install.cmake. Both install the binary stripped of its debug
+# information (13 MB instead of over 200).
+PREFIX ?= /usr/local
+install: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target cdclake
+	@cmake --install $(BUILD) --prefix $(PREFIX) --strip
+
+package: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target cdclake
+	@cd $(BUILD) && cpack -G DEB
 
 test: build format-check unit-test sanitize-test
 

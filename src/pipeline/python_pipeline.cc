@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/canonical_path.h"
+#include "io/local_file_system.h"
 #include "json/json.h"
 
 extern char** environ;
@@ -19,11 +21,21 @@ extern char** environ;
 namespace cdclake::pipeline {
 namespace {
 
+// Where an installed binary's modules are: `<prefix>/bin/cdclake` beside
+// `<prefix>/share/cdclake/python` (cmake/install.cmake), the binary's links resolved first.
+constexpr std::string_view kInstalledPythonDir = "/../share/cdclake/python";
+
 std::string PythonDir() {
   if (const char* dir = std::getenv("CDCLAKE_PYTHON_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
   }
-  return CDCLAKE_PYTHON_DIR;
+  const io::LocalFileSystem fs;
+  if (Result<std::string> exe = io::Canonical(fs, "/proc/self/exe"); exe.ok()) {
+    const std::string dir =
+        io::LexicalNormal(exe->substr(0, exe->rfind('/')) + std::string(kInstalledPythonDir));
+    if (Result<bool> exists = fs.Exists(dir); exists.ok() && *exists) return dir;
+  }
+  return CDCLAKE_PYTHON_DIR;  // the source tree's python/, for a binary run from its build
 }
 
 }  // namespace

@@ -16,8 +16,9 @@ bool IsPythonPipeline(const std::string& path);
 /// The pipeline SQL that the Python file `path` declares, `vars` given to it as spark.conf
 /// values. Python's own messages (a syntax error, an unsupported call with its line) go to
 /// stderr as the translator prints them; then kInvalidArgument saying the file did not
-/// translate. The modules are found in CDCLAKE_PYTHON_DIR when set, else in the source tree's
-/// python/ folder.
+/// translate. The modules are found in the folder the environment's CDCLAKE_PYTHON_DIR names
+/// when set; else in `<binary's folder>/../share/cdclake/python` when it exists (an installed
+/// cdclake); else in the source tree's python/ folder.
 Result<std::string> TranslatePythonPipeline(const std::string& path,
                                             const std::map<std::string, std::string>& vars);
 
