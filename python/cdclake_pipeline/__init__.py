@@ -548,6 +548,21 @@ def add_table(name, query=None, comment=None, schema=None, table_properties=None
     registry.add(text + ";")
 
 
+def add_append_flow(target, query, name, comment=None, once=False):
+    """CREATE FLOW name AS INSERT INTO [ONCE] target BY NAME SELECT ...: one of the flows
+    appending to a streaming table, each from its own position. A ONCE flow (a backfill) may
+    read in batch; the others stream."""
+    if not query.isStreaming and not once:
+        raise Unsupported(f"append flow '{name}' from a batch read",
+                          "read the source with spark.readStream or dp.read_stream, or give "
+                          "once=True for a one-time backfill")
+    text = f"CREATE FLOW {ident(name)}"
+    if comment:
+        text += f" COMMENT {literal(comment)}"
+    text += f" AS INSERT INTO {'ONCE ' if once else ''}{table_name(target)} BY NAME\n"
+    registry.add(text + query.sql() + ";")
+
+
 def add_view(name, query, comment=None, expectations=()):
     text = f"CREATE TEMPORARY VIEW {table_name(name)}"
     constraints = _constraints(expectations)

@@ -1,7 +1,8 @@
 """The declarations `pyspark.pipelines` (dp) and legacy `dlt` offer, recorded as cdclake SQL."""
 
-from cdclake_pipeline import (DataFrame, Source, Unsupported, add_auto_cdc_flow,
-                              add_snapshot_flow, add_table, add_view, registry)
+from cdclake_pipeline import (DataFrame, Source, Unsupported, add_append_flow,
+                              add_auto_cdc_flow, add_snapshot_flow, add_table, add_view,
+                              registry)
 
 _EXPECTATIONS = "__cdclake_expectations__"
 
@@ -111,8 +112,18 @@ def materialized_view(func=None, **kwargs):
                       "reads them with spark.readStream.option('readChangeFeed', 'true')")
 
 
+def _register_append_flow(func, target=None, name=None, comment=None, spark_conf=None,
+                          once=False):
+    _not_given(spark_conf=spark_conf)
+    if target is None:
+        raise Unsupported("append_flow without target=",
+                          "name the streaming table it appends to (dp.create_streaming_table)")
+    add_append_flow(target, _query(func, "append flow"), name or func.__name__, comment=comment,
+                    once=once)
+
+
 def append_flow(func=None, **kwargs):
-    raise Unsupported("append_flow", "not yet: declare the table with @table instead")
+    return _decorator(_register_append_flow, func, kwargs)
 
 
 def create_streaming_table(name, comment=None, spark_conf=None, table_properties=None,

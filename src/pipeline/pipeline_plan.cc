@@ -81,8 +81,11 @@ class Planner {
         CDCLAKE_RETURN_IF_ERROR(PlanAutoCdc(*flow, st.position));
       } else if (const auto* snap = st.As<sql::SnapshotFlow>()) {
         CDCLAKE_RETURN_IF_ERROR(PlanSnapshot(*snap, st.position));
+      } else if (const auto* append = st.As<sql::AppendFlow>()) {
+        CDCLAKE_RETURN_IF_ERROR(PlanAppend(*append, st.position));
       }
     }
+    CDCLAKE_RETURN_IF_ERROR(CheckTargetWriters());
     CDCLAKE_RETURN_IF_ERROR(Order());
     CDCLAKE_RETURN_IF_ERROR(CheckTableReads());
     CDCLAKE_RETURN_IF_ERROR(CheckSettings());
@@ -515,6 +518,42 @@ class Planner {
     flow.source.transforms.push_back(*table.query);
     CDCLAKE_RETURN_IF_ERROR(TakeTableDefinition(table, &flow));
     return AddFlow(std::move(flow));
+  }
+
+  // CREATE FLOW f AS INSERT INTO t BY NAME SELECT ...: appends like t's own AS SELECT, from a
+  // position of its own (kept under the flow's name).
+  Status PlanAppend(const sql::AppendFlow& append, const SourcePosition& at) {
+    FlowPlan flow;
+    flow.kind = FlowPlan::Kind::kIngest;
+    flow.position = at;
+    flow.once = append.once;
+    CDCLAKE_ASSIGN_OR_RETURN(const sql::CreateStreamingTable* table,
+                             TargetTable(append.target, at, &flow.target));
+    flow.name = append.flow_name;
+    flow.target_folder = plan_.tables[flow.target];
+    std::set<const sql::CreateView*> seen;
+    CDCLAKE_RETURN_IF_ERROR(Resolve(append.query.from, &flow.source, &seen));
+    flow.source.transforms.push_back(append.query);
+    CDCLAKE_RETURN_IF_ERROR(TakeTableDefinition(*table, &flow));
+    return AddFlow(std::move(flow));
+  }
+
+  // A table is appended to (by its own query and append flows) or kept by key (by AUTO CDC or
+  // snapshot flows), not both: an append would break the one-row-per-key state.
+  Status CheckTargetWriters() const {
+    for (const FlowPlan& cdc : plan_.flows) {
+      if (cdc.kind == FlowPlan::Kind::kIngest) continue;
+      for (const FlowPlan& other : plan_.flows) {
+        if (other.kind != FlowPlan::Kind::kIngest || other.target != cdc.target) continue;
+        return ErrorAt(other.position,
+                       "flow " + other.name + " writes " + cdc.target + ", which " +
+                           (cdc.kind == FlowPlan::Kind::kAutoCdc ? "AUTO CDC" : "snapshot") +
+                           " flow " + cdc.name +
+                           " already keeps by key; append to a table of its own (append flows "
+                           "share a table with each other and with the table's own query)");
+      }
+    }
+    return Status::OK();
   }
 
   Status PlanAutoCdc(const sql::AutoCdcFlow& cdc, const SourcePosition& at) {

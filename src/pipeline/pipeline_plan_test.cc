@@ -756,5 +756,46 @@ TEST(PipelinePlanTest, ExamplesNeedTheirVariable) {
   EXPECT_FALSE(ast.ok());
 }
 
+TEST(PipelinePlanTest, AppendFlowsShareATableAndItsReadersWaitForAll) {
+  PipelinePlan plan = MustPlan(R"(
+CREATE OR REFRESH STREAMING TABLE s.orders (CONSTRAINT pos EXPECT (id > 0))
+TBLPROPERTIES ('cdclake.schemaPolicy' = 'block');
+CREATE FLOW eu AS INSERT INTO s.orders BY NAME SELECT * FROM STREAM(read_files('/eu/*.csv', format => 'csv'));
+CREATE FLOW us AS INSERT INTO ONCE s.orders BY NAME SELECT id FROM read_files('/us/*.csv', format => 'csv');
+CREATE OR REFRESH STREAMING TABLE s.copy AS SELECT * FROM STREAM(s.orders);
+)");
+  ASSERT_EQ(FlowNames(plan), (Names{"eu", "us", "s.copy"}));
+  for (size_t i = 0; i < 2; ++i) {
+    const FlowPlan& f = plan.flows[i];
+    EXPECT_EQ(f.kind, FlowPlan::Kind::kIngest);
+    EXPECT_EQ(f.target, "s.orders");
+    EXPECT_EQ(f.target_folder, "/lake/s/orders");
+    ASSERT_EQ(f.expectations.size(), 1u);  // the table's expectations hold for every flow
+    EXPECT_EQ(f.table_properties.at("cdclake.schemaPolicy"), "block");
+  }
+  EXPECT_FALSE(plan.flows[0].once);
+  EXPECT_TRUE(plan.flows[1].once);
+  EXPECT_FALSE(plan.flows[1].source.streaming);
+  EXPECT_EQ(plan.flows[2].depends_on, (Names{"eu", "us"}));
+}
+
+TEST(PipelinePlanTest, AnAppendFlowIntoAnAutoCdcTargetIsRefused) {
+  const std::string message = PlanError(R"(
+CREATE OR REFRESH STREAMING TABLE s.cur;
+CREATE FLOW cur AS AUTO CDC INTO s.cur FROM STREAM(read_files('/a/*.csv', format => 'csv'))
+KEYS (id) SEQUENCE BY seq;
+CREATE FLOW more AS INSERT INTO s.cur BY NAME SELECT * FROM STREAM(read_files('/b/*.csv', format => 'csv'));
+)");
+  EXPECT_EQ(message.rfind("line 5, column 1: flow more writes s.cur, which AUTO CDC flow cur "
+                          "already keeps by key",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(PlanError("CREATE FLOW f AS INSERT INTO nowhere BY NAME SELECT * FROM "
+                      "STREAM(read_files('/b/*.csv', format => 'csv'));")
+                .find("the flow's target 'nowhere' is not defined"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace cdclake::pipeline

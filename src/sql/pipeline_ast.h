@@ -142,6 +142,16 @@ struct CreateView {
   SelectQuery query;
 };
 
+/// CREATE FLOW f [COMMENT '...'] AS INSERT INTO [ONCE] target BY NAME SELECT ...: an append flow,
+/// one of several that may append to the same streaming table, each from its own position.
+struct AppendFlow {
+  std::string flow_name;
+  std::string comment;
+  bool once = false;
+  TableName target;
+  SelectQuery query;
+};
+
 /// CREATE FLOW f AS AUTO CDC [ONCE] INTO target FROM source ..., the same with APPLY CHANGES
 /// INTO, or the legacy statement APPLY CHANGES INTO target FROM source ... (no flow name).
 struct AutoCdcFlow {
@@ -181,8 +191,8 @@ struct SnapshotFlow {
 
 /// One statement of a pipeline file and where it starts.
 struct PipelineStatement {
-  using Body =
-      std::variant<SetStatement, CreateStreamingTable, CreateView, AutoCdcFlow, SnapshotFlow>;
+  using Body = std::variant<SetStatement, CreateStreamingTable, CreateView, AutoCdcFlow,
+                            SnapshotFlow, AppendFlow>;
   Body body;
   SourcePosition position;
 

@@ -75,9 +75,9 @@ TEST(PipelineErrorsTest, NotSupportedCreateForms) {
   EXPECT_EQ(FirstLine("CREATE VIEW v AS SELECT * FROM t"),
             "line 1, column 8: a published VIEW is not supported by cdclake; write CREATE "
             "TEMPORARY VIEW");
-  EXPECT_EQ(FirstLine("CREATE FLOW f AS INSERT INTO t BY NAME SELECT * FROM s"),
-            "line 1, column 18: CREATE FLOW ... AS INSERT INTO (append flows) is not supported "
-            "by cdclake");
+  EXPECT_EQ(FirstLine("CREATE FLOW f AS INSERT INTO t SELECT * FROM s"),
+            "line 1, column 32: expected BY NAME after the target (an append flow matches "
+            "columns by name), found 'SELECT'");
   EXPECT_EQ(FirstLine("CREATE OR REPLACE STREAMING TABLE t"),
             "line 1, column 8: a streaming table is created with CREATE OR REFRESH, not OR "
             "REPLACE");

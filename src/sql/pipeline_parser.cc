@@ -458,7 +458,8 @@ class StatementParser {
     return PipelineStatement::Body(std::move(view));
   }
 
-  // After CREATE at FLOW: name [COMMENT '...'] AS AUTO CDC [ONCE] INTO | APPLY CHANGES INTO.
+  // After CREATE at FLOW: name [COMMENT '...'] AS AUTO CDC [ONCE] INTO | APPLY CHANGES INTO |
+  // INSERT INTO.
   Result<PipelineStatement::Body> ParseFlow() {
     ts_.Next();  // FLOW
     FlowHeader header;
@@ -485,11 +486,28 @@ class StatementParser {
       header.spelling = AutoCdcFlow::Spelling::kApplyChanges;
       if (!ts_.AcceptKeyword("INTO")) return ts_.Expected("INTO after APPLY CHANGES");
     } else if (t.IsKeyword("INSERT")) {
-      return NotSupported(ts_, t, "CREATE FLOW ... AS INSERT INTO (append flows)");
+      return ParseAppendFlow(std::move(header));
     } else {
-      return ts_.Expected("AUTO CDC INTO or APPLY CHANGES INTO after AS");
+      return ts_.Expected("AUTO CDC INTO, APPLY CHANGES INTO or INSERT INTO after AS");
     }
     return ParseFlowBody(ts_, std::move(header));
+  }
+
+  // After AS at INSERT: INTO [ONCE] target BY NAME SELECT ...
+  Result<PipelineStatement::Body> ParseAppendFlow(FlowHeader header) {
+    ts_.Next();  // INSERT
+    if (!ts_.AcceptKeyword("INTO")) return ts_.Expected("INTO after INSERT");
+    AppendFlow flow;
+    flow.flow_name = std::move(header.flow_name);
+    flow.comment = std::move(header.comment);
+    flow.once = ts_.AcceptKeyword("ONCE");
+    CDCLAKE_ASSIGN_OR_RETURN(flow.target, ParseTableName(ts_, "the flow's target table"));
+    if (!ts_.AcceptKeyword("BY") || !ts_.AcceptKeyword("NAME")) {
+      return ts_.Expected("BY NAME after the target (an append flow matches columns by name)");
+    }
+    if (!ts_.PeekKeyword("SELECT")) return ts_.Expected("SELECT after BY NAME");
+    CDCLAKE_ASSIGN_OR_RETURN(flow.query, ParseSelectQuery(ts_));
+    return PipelineStatement::Body(std::move(flow));
   }
 
   TokenStream& ts_;

@@ -400,5 +400,21 @@ CREATE OR REFRESH STREAMING TABLE h AS SELECT * FROM STREAM(table_changes('c', '
   }
 }
 
+TEST(PipelineParserTest, AppendFlows) {
+  AppendFlow f = Only<AppendFlow>(
+      Parse("CREATE FLOW from_eu COMMENT 'EU shop' AS INSERT INTO ONCE sales.orders BY NAME\n"
+            "SELECT id, amount FROM STREAM(eu.orders) WHERE amount > 0"));
+  EXPECT_EQ(f.flow_name, "from_eu");
+  EXPECT_EQ(f.comment, "EU shop");
+  EXPECT_TRUE(f.once);
+  EXPECT_EQ(f.target.ToString(), "sales.orders");
+  EXPECT_EQ(f.query.items.size(), 2u);
+  EXPECT_TRUE(f.query.where != nullptr);
+  AppendFlow plain = Only<AppendFlow>(
+      Parse("CREATE FLOW f AS INSERT INTO t BY NAME SELECT * FROM STREAM(read_files('x'))"));
+  EXPECT_FALSE(plain.once);
+  EXPECT_EQ(plain.target.ToString(), "t");
+}
+
 }  // namespace
 }  // namespace cdclake::sql
