@@ -301,8 +301,23 @@ class DataFrame:
         return self._with(items=list(exprs))
 
     def withColumn(self, name, col):
-        items = list(self._items or ["*"])
-        items.append(f"{as_sql(col)} AS {ident(name)}")
+        """Adds the column `name`, or replaces it as Spark does: the star leaves the source's
+        column of that name out (`* EXCEPT` passes over a column the source lacks), and an
+        item already naming it is replaced where it stands."""
+        new_item = f"{as_sql(col)} AS {ident(name)}"
+        items, placed = [], False
+        for item in self._items or ["*"]:
+            if item == "*":
+                item = f"* EXCEPT ({ident(name)})"
+            elif item.startswith("* EXCEPT (") and item.endswith(")"):
+                excepted = item[len("* EXCEPT ("):-1].split(", ")
+                if ident(name) not in excepted:
+                    item = "* EXCEPT (" + ", ".join(excepted + [ident(name)]) + ")"
+            elif item == ident(name) or item.endswith(f" AS {ident(name)}"):
+                item, placed = new_item, True
+            items.append(item)
+        if not placed:
+            items.append(new_item)
         return self._with(items=items)
 
     def withColumnRenamed(self, old, new):

@@ -105,6 +105,18 @@ class Readers(unittest.TestCase):
         renamed = self.spark.readStream.table("b").withColumnRenamed("a", "z")
         self.assertEqual(renamed.sql(), "SELECT * EXCEPT (a), a AS z FROM STREAM(b)")
 
+    def test_with_column_adds_or_replaces(self):
+        b = self.spark.readStream.table("b")
+        self.assertEqual(b.withColumn("amount", col("amount").cast("DOUBLE")).sql(),
+                         "SELECT * EXCEPT (amount), CAST(amount AS DOUBLE) AS amount "
+                         "FROM STREAM(b)")
+        twice = b.withColumn("a", lit(1)).withColumn("c", lit(2)).withColumn("a", lit(3))
+        self.assertEqual(twice.sql(), "SELECT * EXCEPT (a, c), 3 AS a, 2 AS c FROM STREAM(b)")
+        picked = b.select("id", "v").withColumn("v", col("v").cast("STRING"))
+        self.assertEqual(picked.sql(), "SELECT id, CAST(v AS STRING) AS v FROM STREAM(b)")
+        renamed = b.withColumnRenamed("a", "z").withColumn("z", lit(0))
+        self.assertEqual(renamed.sql(), "SELECT * EXCEPT (a, z), 0 AS z FROM STREAM(b)")
+
     def test_conf_without_value_or_default_is_named(self):
         with self.assertRaises(Unsupported) as e:
             self.spark.conf.get("missing")

@@ -32,7 +32,13 @@ Result<std::vector<OutputColumn>> Outputs(const sql::SelectQuery& query,
   for (const sql::SelectItem& item : query.items) {
     if (item.kind == sql::SelectItem::Kind::kStar) {
       for (const std::string& name : item.except) {
-        if (input.FieldIndex(name) < 0) {
+        // A column left out and defined again by the same SELECT is replaced (Python's
+        // withColumn): the source need not have it.
+        const bool redefined =
+            std::any_of(query.items.begin(), query.items.end(), [&](const sql::SelectItem& other) {
+              return other.kind != sql::SelectItem::Kind::kStar && NameOf(other) == name;
+            });
+        if (input.FieldIndex(name) < 0 && !redefined) {
           return Status::InvalidArgument("SELECT * EXCEPT: no column '" + name +
                                          "' in the source (" + input.ToString() + ")");
         }

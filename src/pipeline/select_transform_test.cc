@@ -92,6 +92,9 @@ TEST(SelectTransformTest, StarExceptDropsColumnsAndTheirMarks) {
   EXPECT_EQ(ColumnValues(out, 1),
             (std::vector<Value>{Value::Int(3), Value::Null(), Value::Int(5), Value::Int(7)}));
 
+  // Left out and defined again: a replacement, whether or not the source has the column.
+  EXPECT_TRUE(
+      SelectSchema(Query("SELECT * EXCEPT (nope), 1 AS nope FROM src"), InputSchema()).ok());
   auto missing = ApplySelect(Query("SELECT * EXCEPT (nope) FROM src"), Input());
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
