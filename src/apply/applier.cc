@@ -47,7 +47,6 @@ namespace {
 
 constexpr char kKeyPrefix = 'k';
 constexpr char kTombstonePrefix = 't';
-constexpr const char* kTruncateKey = "m:truncate";
 constexpr int64_t kDefaultTombstoneSeconds = 172800;
 constexpr int64_t kDefaultOptimizeInterval = 10;
 // Recently used key states kept decoded-ready in memory (in front of RocksDB).

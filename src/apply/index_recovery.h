@@ -22,6 +22,8 @@ inline constexpr const char* kHorizonKey = "m:horizon";
 /// SQL Server's update mask): from then on SCD1 states keep their values instead of a digest,
 /// since such events need the stored values.
 inline constexpr const char* kUnchangedCellsKey = "m:unchanged";
+/// The index entry holding the sequence of the last truncate applied (SCD1; ordered encoding).
+inline constexpr const char* kTruncateKey = "m:truncate";
 /// The index entry holding the largest sequence the engine has applied (ordered encoding).
 inline constexpr const char* kMaxSequenceKey = "m:maxseq";
 /// The commitInfo operationParameters member holding the same, hex, so that it survives the

@@ -57,6 +57,12 @@ Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(const std::string& path,
                                                     int64_t cache_bytes = 256 << 20,
                                                     bool write_ahead_log = true);
 
+/// The RocksDB database in the existing folder `path` opened read only, for tools: no lock is
+/// taken and nothing is written there (not even RocksDB's LOG), so a flow may keep writing it
+/// meanwhile; what that flow has not flushed yet is not seen. Write fails with kNotSupported.
+Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndexReadOnly(const std::string& path,
+                                                            int64_t cache_bytes = 64 << 20);
+
 /// Removes the RocksDB database at `path` (used to drop an index that must be rebuilt).
 Status DestroyRocksKeyIndex(const std::string& path);
 

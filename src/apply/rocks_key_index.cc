@@ -98,9 +98,18 @@ class WarningsOnlyLogger final : public rocksdb::LoggerWrapper {
   std::shared_ptr<rocksdb::Logger> file_;
 };
 
-Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_bytes) {
+// A logger that drops everything: a read-only open must not write (or rotate) the LOG file of
+// the process that has the index open for writing.
+class NullLogger final : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_bytes,
+                                     bool read_only = false) {
   rocksdb::Options options;
-  options.create_if_missing = true;
+  options.create_if_missing = !read_only;
   options.write_buffer_size = kWriteBufferBytes;
   options.max_write_buffer_number = 2;
   options.max_open_files = kMaxOpenFiles;
@@ -115,8 +124,10 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
   // and at normal priority that work took a core from the batch: at 10M rows a batch replay took
   // 1.14 of the wall time (paired, docs/apply.md "Compaction of the key index"). A long-running
   // `cdclake run` gets them done while it waits; a starved one stalls writes and so gets CPU.
-  (void)options.env->LowerThreadPoolCPUPriority(rocksdb::Env::LOW, rocksdb::CpuPriority::kIdle);
-  (void)options.env->LowerThreadPoolCPUPriority(rocksdb::Env::HIGH, rocksdb::CpuPriority::kLow);
+  if (!read_only) {
+    (void)options.env->LowerThreadPoolCPUPriority(rocksdb::Env::LOW, rocksdb::CpuPriority::kIdle);
+    (void)options.env->LowerThreadPoolCPUPriority(rocksdb::Env::HIGH, rocksdb::CpuPriority::kLow);
+  }
   // Cold start (one process per batch is the common schedule): opening reads each table
   // file's properties and size unless told not to; the key index needs neither (measured:
   // docs/apply.md, "Opening and closing the key index").
@@ -133,10 +144,17 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
   options.max_log_file_size = size_t{1} << 20;
   options.stats_dump_period_sec = 0;
   options.stats_persist_period_sec = 0;
-  std::shared_ptr<rocksdb::Logger> file;
-  rocksdb::Status s = rocksdb::CreateLoggerFromOptions(path, options, &file);
-  if (!s.ok()) return FromRocks(s, "open log of", path);
-  options.info_log = std::make_shared<WarningsOnlyLogger>(std::move(file));
+  if (read_only) {
+    options.info_log = std::make_shared<NullLogger>();
+    // Every table file is opened now: a compaction of the writing process that deletes one
+    // later leaves it readable here.
+    options.max_open_files = -1;
+  } else {
+    std::shared_ptr<rocksdb::Logger> file;
+    rocksdb::Status s = rocksdb::CreateLoggerFromOptions(path, options, &file);
+    if (!s.ok()) return FromRocks(s, "open log of", path);
+    options.info_log = std::make_shared<WarningsOnlyLogger>(std::move(file));
+  }
 
   rocksdb::BlockBasedTableOptions table;
   // Four shards, not RocksDB's default of one per 512 KiB (64 for 256 MiB): a table file's
@@ -158,15 +176,19 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
 
 class RocksKeyIndex final : public KeyIndex {
  public:
-  RocksKeyIndex(std::string path, std::unique_ptr<rocksdb::DB> db, bool write_ahead_log)
-      : path_(std::move(path)), db_(std::move(db)), write_ahead_log_(write_ahead_log) {}
+  RocksKeyIndex(std::string path, std::unique_ptr<rocksdb::DB> db, bool write_ahead_log,
+                bool read_only = false)
+      : path_(std::move(path)),
+        db_(std::move(db)),
+        write_ahead_log_(write_ahead_log),
+        read_only_(read_only) {}
 
   ~RocksKeyIndex() override {
     // With the write-ahead log every write is synced there and the next open replays it, so
     // the memtable stays unflushed (no table file, no compaction waited for at exit). Without
     // the log the memtable goes to a table file now; a failed flush loses nothing the caller
     // cannot redo (it catches the index up from the index log), so there is no one to tell.
-    if (!write_ahead_log_) (void)db_->Flush(rocksdb::FlushOptions());
+    if (!write_ahead_log_ && !read_only_) (void)db_->Flush(rocksdb::FlushOptions());
     (void)db_->Close();
   }
 
@@ -207,6 +229,7 @@ class RocksKeyIndex final : public KeyIndex {
   }
 
   Status Write(const IndexWriteBatch& batch) override {
+    if (read_only_) return Status::NotSupported("key index " + path_ + " is open read only");
     if (batch.empty()) return Status::OK();
     // Entries go in in key order, which makes the memtable's inserts far cheaper than random
     // order. The sort is stable (a key's last put still wins) and deletes still follow puts.
@@ -310,7 +333,8 @@ class RocksKeyIndex final : public KeyIndex {
   std::string path_;
   std::unique_ptr<rocksdb::DB> db_;
   bool write_ahead_log_ = true;
-  bool wrote_ = false;  // a write came before (kIngestFirstFrom)
+  bool read_only_ = false;  // OpenRocksKeyIndexReadOnly
+  bool wrote_ = false;      // a write came before (kIngestFirstFrom)
 };
 
 }  // namespace
@@ -330,6 +354,24 @@ Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(const std::string& path, int
   }
   return std::unique_ptr<KeyIndex>(
       std::make_unique<RocksKeyIndex>(path, std::unique_ptr<rocksdb::DB>(raw), write_ahead_log));
+}
+
+Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndexReadOnly(const std::string& path,
+                                                            int64_t cache_bytes) {
+  if (path.empty()) return Status::InvalidArgument("rocksdb key index: empty path");
+  if (cache_bytes <= 0) {
+    return Status::InvalidArgument("rocksdb key index " + path + ": cache_bytes must be > 0");
+  }
+  CDCLAKE_ASSIGN_OR_RETURN(rocksdb::Options options,
+                           MakeOptions(path, cache_bytes, /*read_only=*/true));
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(options, path, &raw);
+  if (!s.ok()) {
+    delete raw;
+    return FromRocks(s, "open (read only)", path);
+  }
+  return std::unique_ptr<KeyIndex>(std::make_unique<RocksKeyIndex>(
+      path, std::unique_ptr<rocksdb::DB>(raw), /*write_ahead_log=*/false, /*read_only=*/true));
 }
 
 Status DestroyRocksKeyIndex(const std::string& path) {

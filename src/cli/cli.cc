@@ -47,6 +47,7 @@ int Main(int argc, char** argv) {
   add(AddRunCommand);
   add(AddReconcileCommand);
   add(AddServeCommand);
+  add(AddExplainCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

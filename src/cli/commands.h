@@ -27,6 +27,7 @@ Action AddOptimizeCommand(CLI::App& app);
 Action AddRunCommand(CLI::App& app);
 Action AddReconcileCommand(CLI::App& app);
 Action AddServeCommand(CLI::App& app);
+Action AddExplainCommand(CLI::App& app);
 
 /// What `cdclake apply` was given for snapshot input (SEMANTICS §7); see apply_snapshots.cc.
 struct SnapshotApplyArgs {
