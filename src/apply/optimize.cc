@@ -120,8 +120,13 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
     out = data::RecordBatch(schema);
     return Status::OK();
   };
+  int64_t chosen_files = 0;
+  for (const std::vector<Candidate>& chosen : groups)
+    chosen_files += static_cast<int64_t>(chosen.size());
+  int64_t files_read = 0;
   for (const std::vector<Candidate>& chosen : groups) {
     for (const Candidate& c : chosen) {
+      Report(options.progress, "optimize", "files", files_read++, chosen_files);
       const delta::Add& add = *c.add;
       // Every physical row (the deletion vector is applied below, to keep row numbers), in the
       // table's columns: partition values filled in, narrow types of older files widened.
@@ -154,6 +159,7 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
     }
     CDCLAKE_RETURN_IF_ERROR(flush());  // a file never spans two partitions
   }
+  Report(options.progress, "optimize", "files", files_read, chosen_files);
 
   // Point every moved row's key at its new place.
   std::unordered_map<std::string, KeyState> states;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apply/key_index.h"
+#include "base/progress.h"
 #include "base/result.h"
 #include "delta/snapshot.h"
 #include "io/file_system.h"
@@ -29,6 +30,8 @@ struct OptimizeOptions {
   int64_t target_file_rows = 1 << 20;
   /// Processing time for the removes (ms since the epoch); 0: the wall clock.
   int64_t now_ms = 0;
+  /// Hears of the files read and rewritten, of those chosen.
+  ProgressFn progress;
 };
 
 struct OptimizeResult {

@@ -12,6 +12,7 @@
 #include "cdclake/flow.h"
 #include "cdclake/pipeline.h"
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 
 namespace cdclake::cli {
 
@@ -349,8 +350,11 @@ int RunApply(const CLI::App& cmd, const ApplyArgs& args) {
   for (const std::string& file : args.files) inputs.push_back({file, format});
 
   pipeline::FlowRunSummary summary;
+  ProgressLine progress(StderrIsTerminal());
+  options.progress = progress.Fn();
   Status run =
       pipeline::RunChangeFlow(*io::LocalFileSystem::Instance(), flow, inputs, options, &summary);
+  progress.Clear();
   if (!run.ok()) {
     // Exit code 2 for a flow that does not fit the input, 1 for the rest.
     int code = summary.usage_error ? UsageFail(run) : Fail(run);

@@ -10,6 +10,7 @@
 
 #include "cdclake/flow.h"
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 
 namespace cdclake::cli {
 
@@ -50,7 +51,10 @@ Action AddVacuumCommand(CLI::App& app) {
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
     auto& fs = *io::LocalFileSystem::Instance();
-    auto result = delta::Vacuum(fs, args->path, args->retain_hours, args->dry_run, now);
+    ProgressLine progress(StderrIsTerminal());
+    auto result =
+        delta::Vacuum(fs, args->path, args->retain_hours, args->dry_run, now, progress.Fn());
+    progress.Clear();
     if (!result.ok()) return Fail(result.status());
     const char* verb = result->dry_run ? "would delete" : "deleted";
     for (const delta::VacuumFile& f : result->files) {

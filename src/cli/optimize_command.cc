@@ -4,6 +4,7 @@
 
 #include "cdclake/flow.h"
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 
 namespace cdclake::cli {
 namespace {
@@ -39,7 +40,10 @@ Action AddOptimizeCommand(CLI::App& app) {
     options.max_deleted_fraction = args->max_deleted_fraction;
     options.small_file_rows = args->small_file_rows;
     options.target_file_rows = args->target_file_rows;
+    ProgressLine progress(StderrIsTerminal());
+    options.progress = progress.Fn();
     auto result = apply::Optimize(*io::LocalFileSystem::Instance(), args->path, options);
+    progress.Clear();
     if (!result.ok()) return Fail(result.status());
     if (!result->version) {
       std::cout << "nothing to compact\n";

@@ -239,7 +239,8 @@ Result<int64_t> DeletedFileRetentionMs(const Snapshot& snapshot) {
 }
 
 Result<VacuumResult> Vacuum(io::FileSystem& fs, const std::string& table_root,
-                            std::optional<double> retain_hours, bool dry_run, int64_t now_ms) {
+                            std::optional<double> retain_hours, bool dry_run, int64_t now_ms,
+                            const ProgressFn& progress) {
   if (retain_hours && (!std::isfinite(*retain_hours) || *retain_hours < 0)) {
     return Status::InvalidArgument("vacuum: the retention must be a non-negative number of hours");
   }
@@ -265,13 +266,16 @@ Result<VacuumResult> Vacuum(io::FileSystem& fs, const std::string& table_root,
   std::sort(result.files.begin(), result.files.end(),
             [](const VacuumFile& a, const VacuumFile& b) { return a.path < b.path; });
   if (dry_run) return result;
+  const auto total = static_cast<int64_t>(result.files.size());
   for (size_t i = 0; i < result.files.size(); ++i) {
+    Report(progress, "vacuum", "files", static_cast<int64_t>(i), total);
     Status deleted = fs.Delete(result.files[i].path);
     if (!deleted.ok()) {
       return deleted.WithContext("vacuum: after deleting " + std::to_string(i) + " of " +
                                  std::to_string(result.files.size()) + " files");
     }
   }
+  Report(progress, "vacuum", "files", total, total);
   return result;
 }
 

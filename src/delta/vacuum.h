@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/result.h"
 #include "delta/snapshot.h"
 #include "io/file_system.h"
@@ -65,7 +66,9 @@ struct VacuumResult {
 /// Refuses (kNotSupported) a table whose writer protocol is unknown to cdclake
 /// (§VACUUM Protocol Check: vacuum is a writer). With `dry_run`, only lists. A failed delete
 /// stops the vacuum and returns its error, naming how many files were deleted before it.
+/// `progress` hears of the files deleted.
 Result<VacuumResult> Vacuum(io::FileSystem& fs, const std::string& table_root,
-                            std::optional<double> retain_hours, bool dry_run, int64_t now_ms);
+                            std::optional<double> retain_hours, bool dry_run, int64_t now_ms,
+                            const ProgressFn& progress = {});
 
 }  // namespace cdclake::delta

@@ -170,6 +170,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   // it).
   std::optional<json::Json> unchanged_after;
   auto apply_batch = [&](const change::ChangeBatch& batch, const ReadPoint& end) -> Status {
+    Report(options.progress, "applying", "rows", 0, batch.rows.num_rows());
     CDCLAKE_ASSIGN_OR_RETURN(LedgerRef ledger,
                              tracker.Record(fs, files, end, pending.first_file_index()));
     FlowPosition position = PositionAfter(run, end, ledger);
@@ -229,6 +230,15 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   };
   std::vector<bool> fixed_schema;
   for (const OpenFile& file : opened) fixed_schema.push_back(file.source->schema() != nullptr);
+  // The bytes before each file, for the progress of reading (a file that cannot be sized
+  // counts as empty).
+  std::vector<int64_t> bytes_before(files.size() + 1, 0);
+  if (options.progress) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      auto info = fs.Stat(files[i].path);
+      bytes_before[i + 1] = bytes_before[i] + (info.ok() ? static_cast<int64_t>(info->size) : 0);
+    }
+  }
   size_t reading = 0;
   ReadAhead<FileBatch> ahead([&]() -> Result<std::optional<FileBatch>> {
     if (reading >= opened.size()) return std::optional<FileBatch>();
@@ -254,6 +264,13 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     }
     change::ChangeBatch batch = std::move(*item->batch);
     tracker.Saw(file.index, batch);
+    if (options.progress && !batch.positions.empty()) {
+      const change::SourcePosition& last = batch.positions.back();
+      Report(
+          options.progress, "reading", "bytes",
+          bytes_before[static_cast<size_t>(file.index)] + std::max(last.byte_end, last.byte_offset),
+          bytes_before.back());
+    }
     if (!fixed_schema[item->slot] && batch.rows.num_rows() > 0 &&
         !TruncatesOnly(flow, batch.rows)) {
       Status valid = apply::ValidateFlow(flow, batch.rows.schema());

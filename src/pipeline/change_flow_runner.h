@@ -11,6 +11,7 @@
 
 #include "apply/applier.h"
 #include "apply/flow_definition.h"
+#include "base/progress.h"
 #include "base/status.h"
 #include "data/schema.h"
 #include "io/file_system.h"
@@ -42,6 +43,8 @@ struct FlowRunOptions {
   bool reset_position = false;
   /// The end of the message for a file whose extension tells no format.
   std::string unknown_format_advice = "name its format";
+  /// Hears of the bytes read of the input files, then of the rows of each batch applied.
+  ProgressFn progress;
 };
 
 struct FlowRunSummary {
