@@ -170,6 +170,11 @@ for method in POST PUT DELETE; do
   [ "$code" -ge 400 ] || fail "$method / answered $code"
 done
 expect_eq "$(curl -s -o /dev/null -w '%{http_code}' "$url/flow/no-such-flow")" "404" "unknown flow: "
+# Bound to loopback, it answers loopback names only (a page cannot read it by DNS rebinding).
+expect_eq "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: attacker.example:$port" "$url/metrics")" \
+  "421" "a foreign Host header: "
+expect_eq "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: localhost:$port" "$url/healthz")" \
+  "200" "Host localhost: "
 
 # SIGTERM: a clean stop, exit code 0, and nothing left for a later run.
 kill -TERM "$pid"
@@ -183,4 +188,19 @@ for p in "${pipelines[@]}"; do
     fail "run after serve: $out"
   if grep -q '"event":"batch"' <<<"$out"; then fail "a run after serve found work: $out"; fi
 done
+# The same file twice, or a taken port, is refused before anything runs.
+rc=0
+"$bin" serve "$work/csv.sql" "$work/./csv.sql" --warehouse "$work/lake" --listen 127.0.0.1:0 \
+  > twice.log 2>&1 || rc=$?
+expect_eq "$rc" "1" "the same pipeline twice: "
+grep -q "is given twice" twice.log || fail "not said: $(cat twice.log)"
+python3 -c 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1]); import sys; sys.stdout.flush(); time.sleep(30)' > taken.port &
+holder=$!
+for _ in $(seq 1 50); do [ -s taken.port ] && break; sleep 0.1; done
+rc=0
+"$bin" serve "$work/csv.sql" --warehouse "$work/lake" --listen "127.0.0.1:$(cat taken.port)" \
+  > taken.log 2>&1 || rc=$?
+kill "$holder" 2>/dev/null || true
+expect_eq "$rc" "1" "a port in use: "
+grep -q "cannot listen on 127.0.0.1:$(cat taken.port)" taken.log || fail "not said: $(cat taken.log)"
 echo "serve test passed"

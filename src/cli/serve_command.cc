@@ -40,7 +40,11 @@ int Invalid(const Status& s) {
 Result<std::pair<std::string, int>> ParseListen(const std::string& text) {
   std::string host = "127.0.0.1";
   std::string port = text;
-  size_t colon = text.rfind(':');
+  const size_t colon = text.rfind(':');
+  if (colon != std::string::npos && text.find(':') != colon && text.front() != '[') {
+    return Status::InvalidArgument("--listen '" + text +
+                                   "': write an IPv6 address in brackets ([::1]:8080)");
+  }
   if (colon != std::string::npos) {
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
@@ -91,7 +95,8 @@ int RunServe(const ServeArgs& args) {
   options.batch_rows = args.batch_rows;
   options.refresh_ms = *refresh;
   options.stop_requested = [] { return g_stop.load(); };
-  options.say = [](const std::string& line) { std::cerr << "cdclake: " << line << "\n"; };
+  // One write per line: the pipelines' threads say things at the same time.
+  options.say = [](const std::string& line) { std::cerr << ("cdclake: " + line + "\n"); };
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
   Status served = server::Serve(options);

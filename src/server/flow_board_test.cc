@@ -98,7 +98,8 @@ TEST(PrometheusTextTest, HistogramIsCumulativeAndLabelsAreEscaped) {
   facts.version = 3;
   facts.files = 2;
   facts.rows = 7;
-  std::string text = PrometheusText(board.Cards(), {{"s.cur", facts}, {"s.bronze", std::nullopt}});
+  std::string text =
+      PrometheusText(board.Cards(), {{"s.cur", facts, ""}, {"s.bronze", std::nullopt, ""}});
   const std::string labels =
       "flow=\"cur\",target=\"s.cur\",pipeline=\"dir/\\\"odd\\\"\\\\name.sql\"";
   auto has = [&](const std::string& line) {
@@ -121,6 +122,22 @@ TEST(PrometheusTextTest, HistogramIsCumulativeAndLabelsAreEscaped) {
   EXPECT_EQ(text.find("cdclake_flow_last_commit_timestamp_seconds{flow=\"s.bronze\""),
             std::string::npos);
   EXPECT_EQ(EscapeLabel("a\nb"), "a\\nb");
+}
+
+TEST(HttpRoutesTest, ALoopbackServerAnswersLoopbackHostsOnly) {
+  RouteContext loopback;
+  loopback.host = "127.0.0.1";
+  loopback.port = 8080;
+  EXPECT_TRUE(HostAllowed(loopback, "127.0.0.1:8080"));
+  EXPECT_TRUE(HostAllowed(loopback, "localhost:8080"));
+  EXPECT_TRUE(HostAllowed(loopback, "[::1]:8080"));
+  EXPECT_FALSE(HostAllowed(loopback, "attacker.example:8080"));
+  EXPECT_FALSE(HostAllowed(loopback, "127.0.0.1:9090"));
+  EXPECT_FALSE(HostAllowed(loopback, ""));
+  RouteContext open;
+  open.host = "0.0.0.0";
+  open.port = 8080;
+  EXPECT_TRUE(HostAllowed(open, "dashboard.internal:8080"));
 }
 
 }  // namespace

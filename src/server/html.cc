@@ -37,6 +37,9 @@ dl { display: grid; grid-template-columns: max-content auto; gap: 4px 16px; marg
 dt { color: #556; }
 svg { background: #fff; border: 1px solid #e3e5ea; }
 .charts { display: flex; flex-wrap: wrap; gap: 16px; }
+.wide { overflow-x: auto; }
+td.source { max-width: 260px; overflow-wrap: anywhere; font-size: 12px; }
+td.last-commit { white-space: nowrap; }
 )";
 
 // Fetches the page again and swaps in its <main>; on an error, keeps the last one and says so.
@@ -46,10 +49,13 @@ constexpr const char* kRefresh = R"(
   if (!every) return;
   async function refresh() {
     try {
-      const response = await fetch(location.pathname, { cache: 'no-store' });
-      if (!response.ok) throw new Error(response.status);
+      const response = await fetch(location.pathname, {
+        cache: 'no-store', signal: AbortSignal.timeout(Math.max(5000, 2 * every)) });
+      if (!response.ok) throw new Error('status ' + response.status);
       const page = new DOMParser().parseFromString(await response.text(), 'text/html');
-      document.querySelector('main').replaceWith(page.querySelector('main'));
+      const main = page.querySelector('main');
+      if (!main) throw new Error('not a cdclake page');
+      document.querySelector('main').replaceWith(main);
       document.querySelector('.updated').textContent = page.querySelector('.updated').textContent;
     } catch (e) {
       document.querySelector('.updated').textContent = 'not refreshed: ' + e.message;

@@ -23,7 +23,11 @@ std::vector<TableGauge> Gauges(const RouteContext& c) {
     TableGauge g;
     g.table = name;
     auto facts = LoadTableFacts(*c.fs, folder);
-    if (facts.ok()) g.facts = std::move(*facts);
+    if (facts.ok()) {
+      g.facts = std::move(*facts);
+    } else if (facts.status().code() != StatusCode::kNotFound) {
+      g.error = facts.status().ToString();
+    }
     out.push_back(std::move(g));
   }
   return out;
@@ -34,6 +38,16 @@ PageContext Page(const RouteContext& c) {
 }
 
 }  // namespace
+
+bool HostAllowed(const RouteContext& context, const std::string& host_header) {
+  const std::string& h = context.host;
+  if (h != "127.0.0.1" && h != "localhost" && h != "::1") return true;  // bound on purpose
+  const std::string port = ":" + std::to_string(context.port);
+  for (const char* name : {"127.0.0.1", "localhost", "[::1]"}) {
+    if (host_header == name + port) return true;
+  }
+  return false;
+}
 
 std::pair<bool, std::string> Readiness(const std::vector<FlowCard>& cards) {
   std::string not_ready;
@@ -48,6 +62,15 @@ std::pair<bool, std::string> Readiness(const std::vector<FlowCard>& cards) {
 
 void AddRoutes(httplib::Server& server, const RouteContext& context) {
   const RouteContext* c = &context;
+  server.set_pre_routing_handler([c](const httplib::Request& req, httplib::Response& res) {
+    if (HostAllowed(*c, req.get_header_value("Host")))
+      return httplib::Server::HandlerResponse::Unhandled;
+    res.status = 421;  // Misdirected Request
+    res.set_content("this server answers requests for 127.0.0.1:" + std::to_string(c->port) +
+                        " or localhost:" + std::to_string(c->port) + " only\n",
+                    "text/plain; charset=utf-8");
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server.Get("/", [c](const httplib::Request&, httplib::Response& res) {
     res.set_content(IndexPage(Page(*c), c->board->Cards(), Gauges(*c)), kHtml);
   });

@@ -20,7 +20,14 @@ struct RouteContext {
   std::string warehouse;
   std::map<std::string, std::string> tables;  // canonical name -> folder, every served table
   int64_t refresh_ms = 2000;
+  /// Where the server listens. Bound to loopback, it answers only requests whose Host is a
+  /// loopback name with this port, so a web page cannot read it through DNS rebinding.
+  std::string host;
+  int port = 0;
 };
+
+/// Whether a request with this Host header may be answered (see RouteContext::host).
+bool HostAllowed(const RouteContext& context, const std::string& host_header);
 
 /// Registers `/`, `/flow/NAME`, `/table/NAME`, `/metrics`, `/healthz` and `/readyz` on
 /// `server`; `context` must outlive it.

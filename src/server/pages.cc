@@ -60,17 +60,19 @@ std::string IndexPage(const PageContext& context, const std::vector<FlowCard>& c
   b << "<h1>" << cards.size() << " flows";
   if (failed > 0) b << ", <span class=\"state state-failed\">" << failed << " not ok</span>";
   b << "</h1><p class=\"muted\">warehouse " << Escape(context.warehouse) << "</p>\n";
-  b << "<table id=\"flows\"><thead><tr><th>flow</th><th>state</th><th>source</th>"
+  b << "<div class=\"wide\"><table "
+       "id=\"flows\"><thead><tr><th>flow</th><th>state</th><th>source</th>"
        "<th>target</th><th>last commit</th><th class=\"n\">rows/s</th><th class=\"n\">lag</th>"
        "<th class=\"n\">read</th><th class=\"n\">applied</th><th class=\"n\">discarded</th>"
        "<th class=\"n\">quarantined</th><th class=\"n\">expectations failed</th></tr></thead>"
        "<tbody>\n";
   for (const FlowCard& c : cards) {
     b << "<tr data-flow=\"" << Escape(c.flow) << "\"><td>" << FlowLink(c.flow) << "<br><span "
-      << "class=\"muted\">" << Escape(c.kind) << "</span></td><td>" << StateBadge(c) << "</td><td>"
-      << Escape(c.source) << "</td><td>" << TableLink(c.target) << "</td><td class=\"last-commit\">"
-      << LastCommit(c) << "</td><td class=\"n rows-per-second\">"
-      << RateText(c.RowsPerSecond(context.now_ms)) << "</td>"
+      << "class=\"muted\">" << Escape(c.kind) << "</span></td><td>" << StateBadge(c)
+      << "</td><td class=\"source\">" << Escape(c.source) << "</td><td>" << TableLink(c.target)
+      << "</td><td class=\"last-commit\">" << LastCommit(c)
+      << "</td><td class=\"n rows-per-second\">" << RateText(c.RowsPerSecond(context.now_ms))
+      << "</td>"
       << "<td class=\"n lag\">" << LagText(c.last_lag_ms) << "</td>" << Num(c.rows_read, "read")
       << Num(c.rows_applied, "applied") << Num(c.rows_discarded, "discarded")
       << Num(c.rows_quarantined, "quarantined") << Num(c.expectation_failed, "expectations-failed")
@@ -81,16 +83,21 @@ std::string IndexPage(const PageContext& context, const std::vector<FlowCard>& c
         << Escape(RetryText(c, context.now_ms)) << "</td></tr>\n";
     }
   }
-  b << "</tbody></table>\n<h2>Tables</h2>\n<table id=\"tables\"><thead><tr><th>table</th>"
+  b << "</tbody></table></div>\n<h2>Tables</h2>\n<table id=\"tables\"><thead><tr><th>table</th>"
        "<th class=\"n\">version</th><th class=\"n\">files</th><th class=\"n\">rows</th>"
        "<th>last commit</th></tr></thead><tbody>\n";
   for (const TableGauge& t : tables) {
     b << "<tr data-table=\"" << Escape(t.table) << "\"><td>" << TableLink(t.table) << "</td>";
     if (!t.facts) {
-      b << "<td colspan=\"4\" class=\"muted\">not created yet</td></tr>\n";
+      if (t.error.empty()) {
+        b << "<td colspan=\"4\" class=\"muted\">not created yet</td></tr>\n";
+      } else {
+        b << "<td colspan=\"4\" class=\"message\">cannot be read: " << Escape(t.error)
+          << "</td></tr>\n";
+      }
       continue;
     }
-    b << Num(t.facts->version, "version") << Num(t.facts->files, "files")
+    b << "<td class=\"n version\">" << t.facts->version << "</td>" << Num(t.facts->files, "files")
       << (t.facts->rows < 0 ? "<td class=\"n rows\">—</td>" : Num(t.facts->rows, "rows")) << "<td>"
       << Escape(TimeText(t.facts->timestamp_ms)) << "</td></tr>\n";
   }
@@ -127,7 +134,10 @@ std::string FlowPage(const PageContext& context, const FlowCard& c,
     if (p.lag_ms >= 0) lag.push_back({p.time_ms, static_cast<double>(p.lag_ms) / 1000.0});
   }
   b << "<h2>Batches since serve started</h2><div class=\"charts\">"
-    << SvgChart("throughput per batch", "rows/s", rate) << SvgChart("lag per batch", "s", lag)
+    << SvgChart("throughput per batch", "rows/s", rate)
+    << (lag.empty() && !rate.empty()
+            ? SvgChart("lag per batch (the inputs' write times are not known)", "s", lag)
+            : SvgChart("lag per batch", "s", lag))
     << "</div>\n<h2>Recent batches (event log)</h2>\n";
   if (!logged.ok()) {
     b << "<p class=\"message\">the event log cannot be read: " << Escape(logged.status().ToString())
@@ -143,7 +153,7 @@ std::string FlowPage(const PageContext& context, const FlowCard& c,
       b << "<tr><td>" << Escape(TimeText(e.time_ms)) << "</td><td>" << Escape(e.event_type)
         << "</td><td>" << Escape(e.input_to) << "</td>" << Num(e.rows_read, "read")
         << Num(e.rows_applied, "applied") << Num(e.rows_discarded, "discarded")
-        << Num(e.rows_quarantined, "quarantined") << "<td class=\"n\">"
+        << Num(e.rows_quarantined, "quarantined") << "<td class=\"n version\">"
         << (e.table_version ? std::to_string(*e.table_version) : "—") << "</td><td class=\"n\">"
         << DurationText(e.duration_ms) << "</td><td>" << Escape(e.status);
       if (!e.message.empty()) b << "<div class=\"message\">" << Escape(e.message) << "</div>";

@@ -72,9 +72,9 @@ std::string PrometheusText(const std::vector<FlowCard>& cards,
   Writer w;
   FlowFamily(
       w, cards, "cdclake_flow_up", "gauge",
-      "1 when the flow's last pass succeeded, 0 when it failed or waits on a failed "
-      "upstream",
-      [](const FlowCard& c) -> V { return c.state == "ok" || c.state == "skipped" ? 1 : 0; });
+      "0 when the flow's last pass failed or it waits on a failed upstream, else 1 (also before "
+      "its first pass ends)",
+      [](const FlowCard& c) -> V { return c.state == "failed" || c.state == "waiting" ? 0 : 1; });
   FlowFamily(w, cards, "cdclake_flow_batches_total", "counter", "Batches committed",
              [&](const FlowCard& c) -> V { return d(c.batches); });
   FlowFamily(w, cards, "cdclake_flow_rows_read_total", "counter", "Rows read from the source",

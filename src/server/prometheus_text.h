@@ -15,6 +15,7 @@ namespace cdclake::server {
 struct TableGauge {
   std::string table;
   std::optional<TableFacts> facts;
+  std::string error;  // why it could not be read (empty: it exists, or not yet)
 };
 
 std::string PrometheusText(const std::vector<FlowCard>& cards,

@@ -4,10 +4,12 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <thread>
 
 #include "delta/transaction.h"
+#include "io/canonical_path.h"
 #include "io/local_file_system.h"
 #include "pipeline/pipeline_runner.h"
 #include "pipeline/warehouse.h"
@@ -18,12 +20,21 @@ namespace cdclake::server {
 
 namespace {
 
+constexpr size_t kHttpWorkers = 16;
+
 // Each table written by one pipeline only, each flow name used once: the page names flows, and
 // two runners writing one table would only fight over its commits.
-Status CheckDisjoint(const std::vector<ServedPipeline>& pipelines) {
+Status CheckDisjoint(const io::FileSystem& fs, const std::vector<ServedPipeline>& pipelines) {
   std::map<std::string, std::string> target_file;
   std::map<std::string, std::string> flow_file;
+  std::map<std::string, std::string> canonical_file;
   for (const ServedPipeline& p : pipelines) {
+    auto canonical = io::Canonical(fs, p.file);
+    auto [c, new_file] = canonical_file.emplace(canonical.ok() ? *canonical : p.file, p.file);
+    if (!new_file) {
+      return Status::InvalidArgument("the pipeline " + p.file + " is given twice (as " + c->second +
+                                     " too); give each file once");
+    }
     for (const pipeline::FlowPlan& f : p.plan.flows) {
       auto [t, new_target] = target_file.emplace(f.target, p.file);
       if (!new_target && t->second != p.file) {
@@ -50,15 +61,16 @@ std::string BatchLine(const pipeline::FlowBatchReport& r) {
 }  // namespace
 
 Status Serve(const ServeOptions& options) {
-  CDCLAKE_RETURN_IF_ERROR(CheckDisjoint(options.pipelines));
+  std::shared_ptr<io::LocalFileSystem> fs = io::LocalFileSystem::Instance();
+  CDCLAKE_RETURN_IF_ERROR(CheckDisjoint(*fs, options.pipelines));
   auto say = [&](const std::string& line) {
     if (options.say) options.say(line);
   };
   FlowBoard board;
   RouteContext routes;
   routes.board = &board;
-  std::shared_ptr<io::LocalFileSystem> fs = io::LocalFileSystem::Instance();
   routes.fs = fs.get();
+  routes.host = options.host;
   routes.warehouse = options.warehouse;
   routes.refresh_ms = options.refresh_ms;
   for (const ServedPipeline& p : options.pipelines) {
@@ -68,6 +80,11 @@ Status Serve(const ServeOptions& options) {
 
   httplib::Server http;
   http.set_default_headers({{"Cache-Control", "no-store"}});
+  // A page refreshing itself keeps a connection: short keep-alive and read timeouts and more
+  // workers than httplib's default eight, so open tabs and idle clients cannot starve /metrics.
+  http.set_keep_alive_timeout(1);
+  http.set_read_timeout(2, 0);
+  http.new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
   AddRoutes(http, routes);
   int port = options.port;
   if (port == 0) {
@@ -77,8 +94,24 @@ Status Serve(const ServeOptions& options) {
     return Status::IoError("cannot listen on " + options.host + ":" + std::to_string(port) +
                            " (in use, or not an address of this machine)");
   }
-  std::thread listener([&http] { http.listen_after_bind(); });
-  say("serving on http://" + options.host + ":" + std::to_string(port) + "/ (" +
+  routes.port = port;
+  std::atomic<bool> listen_ended{false};
+  std::thread listener([&] {
+    (void)http.listen_after_bind();  // false is seen below as a server that never ran
+    listen_ended = true;
+  });
+  // Nothing runs before the server does: a stop requested meanwhile finds it running, and a
+  // listen that fails is an error before any pipeline starts.
+  while (!http.is_running() && !listen_ended) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!http.is_running()) {
+    listener.join();
+    return Status::IoError("cannot serve on " + options.host + ":" + std::to_string(port));
+  }
+  const std::string shown_host =
+      options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  say("serving on http://" + shown_host + ":" + std::to_string(port) + "/ (" +
       std::to_string(options.pipelines.size()) + " pipelines, warehouse " + options.warehouse +
       ")");
   if (options.on_listening) options.on_listening(port);
