@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Progress lines (issue 19): `cdclake apply` of a large file, `optimize` and `vacuum` show a
+# Progress lines (issue 19): `cdclake apply` of a large file, `optimize`, `vacuum`, `repair` and
+# a snapshot diff (`apply --from-snapshots`) show a
 # redrawn progress line with how far, the rate and the time left on a terminal (a pseudo-terminal
 # from util-linux's `script`), and print nothing of it into a pipe or a file.
 set -euo pipefail
@@ -40,4 +41,21 @@ if grep -q $'\033\\[K' <<<"$piped"; then fail "progress in a piped vacuum"; fi
 "$bin" optimize t4 > /dev/null
 out=$(on_terminal "$bin" vacuum t4 --retain-hours 0)
 grep -q $'\r\033\\[Kvacuum: 20 of 20 files (100%)' <<<"$out" || fail "no vacuum line: $(cat -v <<<"$out" | head -3)"
+# repair: the index log replayed, commit by commit.
+out=$(on_terminal "$bin" repair t4)
+grep -q $'\r\033\\[Kreplaying the index log: [0-9]* of [0-9]* commits (100%)' <<<"$out" ||
+  fail "no repair line: $(cat -v <<<"$out" | head -3)"
+piped=$("$bin" repair t4 2>&1 | cat)
+if grep -q $'\033\\[K' <<<"$piped"; then fail "progress in a piped repair"; fi
+# A snapshot diff: snapshot by snapshot.
+mkdir snaps
+for v in 1 2 3; do
+  python3 -c "
+import sys
+print('id,v')
+for i in range(50000): print(f'{i},{(i * $v) % 977}')" > "snaps/snapshot_$v.csv"
+done
+out=$(on_terminal "$bin" apply --target t5 --keys id --from-snapshots snaps)
+grep -q $'\r\033\\[Ksnapshot diff: 3 snapshots...' <<<"$out" || fail "no snapshot line: $(cat -v <<<"$out" | head -3)"
+grep -q $'\r\033\\[Ksnapshot diff: [12] of 3 snapshots' <<<"$out" || fail "no snapshot progress: $(cat -v <<<"$out" | head -3)"
 echo "progress test passed"

@@ -154,7 +154,7 @@ Result<int64_t> IndexVersion(KeyIndex& index) {
 }
 
 Status CatchUp(const io::FileSystem& fs, const std::string& table_root, int64_t table_version,
-               KeyIndex& index) {
+               KeyIndex& index, const ProgressFn& progress) {
   CDCLAKE_ASSIGN_OR_RETURN(int64_t version, IndexVersion(index));
   if (version < 0) {
     CDCLAKE_ASSIGN_OR_RETURN(auto base, ReadIndexBase(fs, table_root, table_version));
@@ -165,7 +165,9 @@ Status CatchUp(const io::FileSystem& fs, const std::string& table_root, int64_t 
       version = base->first;
     }
   }
-  for (int64_t v = version + 1; v <= table_version; ++v) {
+  const int64_t first = version + 1;
+  for (int64_t v = first; v <= table_version; ++v) {
+    Report(progress, "replaying the index log", "commits", v - first, table_version + 1 - first);
     CDCLAKE_ASSIGN_OR_RETURN(CommitSummary summary, SummarizeCommit(fs, table_root, v));
     IndexWriteBatch batch;
     if (summary.index_log) {
@@ -178,6 +180,10 @@ Status CatchUp(const io::FileSystem& fs, const std::string& table_root, int64_t 
     }
     batch.puts.emplace_back(kIndexVersionKey, std::to_string(v));
     CDCLAKE_RETURN_IF_ERROR(index.Write(batch));
+  }
+  if (table_version >= first) {
+    Report(progress, "replaying the index log", "commits", table_version + 1 - first,
+           table_version + 1 - first);
   }
   return Status::OK();
 }

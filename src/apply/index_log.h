@@ -9,6 +9,7 @@
 #include <string>
 
 #include "apply/key_index.h"
+#include "base/progress.h"
 #include "base/result.h"
 #include "io/file_system.h"
 
@@ -44,9 +45,10 @@ Result<int64_t> IndexVersion(KeyIndex& index);
 /// index-log files named by the commits in between, each with its version. An empty index
 /// starts from the index base (WriteIndexBase) when there is one at or before `table_version`. A
 /// commit that adds or removes data files without an index-log file (another writer) is
-/// kNotSupported, naming the version and its operation.
+/// kNotSupported, naming the version and its operation. `progress` hears of the commits
+/// replayed.
 Status CatchUp(const io::FileSystem& fs, const std::string& table_root, int64_t table_version,
-               KeyIndex& index);
+               KeyIndex& index, const ProgressFn& progress = {});
 
 /// Opens the key index of the table at `table_root` (whose latest version is `table_version`,
 /// -1 when there is no table yet) and catches it up: RocksDB under IndexDir when `persistent`

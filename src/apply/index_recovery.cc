@@ -210,7 +210,10 @@ Status RebuildIndexFromRows(const io::FileSystem& fs, const delta::Snapshot& sna
   auto raise = [&max_seq](const std::string& seq) {
     if (!max_seq || seq > *max_seq) max_seq = seq;
   };
+  const auto file_count = static_cast<int64_t>(snapshot.files().size());
+  int64_t files_read = 0;
   for (const delta::Add& add : snapshot.files()) {
+    Report(recovery->progress, "rebuilding from the rows", "files", files_read++, file_count);
     delta::Add whole = add;
     whole.deletion_vector.reset();  // physical row numbers are the locations
     CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows, delta::ReadDataFile(fs, snapshot, whole));
@@ -316,7 +319,9 @@ Result<std::unique_ptr<KeyIndex>> OpenOrRecoverIndex(
     io::FileSystem& fs, const std::string& table_root,
     const std::shared_ptr<const delta::Snapshot>& snapshot, bool persistent,
     const FlowDefinition* flow, bool force, IndexRecovery* recovery) {
+  ProgressFn progress = std::move(recovery->progress);
   *recovery = IndexRecovery();
+  recovery->progress = std::move(progress);
   if (!snapshot) return OpenTableIndex(fs, table_root, -1, persistent);
   const int64_t version = snapshot->version();
   const bool on_disk = persistent && dynamic_cast<io::LocalFileSystem*>(&fs) != nullptr;
@@ -375,7 +380,7 @@ Result<std::unique_ptr<KeyIndex>> OpenOrRecoverIndex(
   // The index log, replayed from version 0, when every file it needs is readable.
   if (had_log) {
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<KeyIndex> index, fresh());
-    Status replayed = CatchUp(fs, table_root, version, *index);
+    Status replayed = CatchUp(fs, table_root, version, *index, recovery->progress);
     if (replayed.ok()) {
       recovery->versions = version + 1;
       return index;
@@ -407,7 +412,8 @@ Result<std::unique_ptr<KeyIndex>> OpenOrRecoverIndex(
   return index;
 }
 
-Result<IndexRecovery> RepairTableIndex(io::FileSystem& fs, const std::string& table_root) {
+Result<IndexRecovery> RepairTableIndex(io::FileSystem& fs, const std::string& table_root,
+                                       const ProgressFn& progress) {
   std::string root = table_root;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, root));
@@ -416,6 +422,7 @@ Result<IndexRecovery> RepairTableIndex(io::FileSystem& fs, const std::string& ta
                            delta::Snapshot::Load(fs, root));
   CDCLAKE_ASSIGN_OR_RETURN(FlowDefinition flow, FlowFromTable(*snapshot));
   IndexRecovery recovery;
+  recovery.progress = progress;
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<KeyIndex> index,
                            OpenOrRecoverIndex(fs, root, snapshot, /*persistent=*/true, &flow,
                                               /*force=*/true, &recovery));

@@ -10,6 +10,7 @@
 
 #include "apply/flow_definition.h"
 #include "apply/key_index.h"
+#include "base/progress.h"
 #include "base/result.h"
 #include "delta/snapshot.h"
 #include "io/file_system.h"
@@ -40,6 +41,8 @@ struct IndexRecovery {
   int64_t versions = 0;        // commits replayed from the index log
   std::string horizon;         // from rows, SCD1: the purge horizon raised to (as text)
   bool sequence_unknown = false;  // SCD1 rows rebuilt without their sequence (not in the target)
+  /// In: hears of the commits replayed or the files read while rebuilding (cdclake repair).
+  ProgressFn progress;
 
   /// One line saying what was done, naming the table.
   std::string Describe(const std::string& table_root) const;
@@ -68,6 +71,7 @@ Status RebuildIndexFromRows(const io::FileSystem& fs, const delta::Snapshot& sna
 
 /// `cdclake repair TABLE`: rebuilds the key index of the cdclake target at `table_root` and
 /// says what it found and did.
-Result<IndexRecovery> RepairTableIndex(io::FileSystem& fs, const std::string& table_root);
+Result<IndexRecovery> RepairTableIndex(io::FileSystem& fs, const std::string& table_root,
+                                       const ProgressFn& progress = {});
 
 }  // namespace cdclake::apply

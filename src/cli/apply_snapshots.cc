@@ -9,6 +9,7 @@
 #include "cdclake/parquet.h"
 #include "cdclake/snapshots.h"
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 
 namespace cdclake::cli {
 
@@ -90,6 +91,8 @@ int RunSnapshotApply(const apply::FlowDefinition& flow, const SnapshotApplyArgs&
     options.schema = *schema;
   }
   io::FileSystem& fs = *io::LocalFileSystem::Instance();
+  ProgressLine progress(StderrIsTerminal());
+  options.progress = progress.Fn();
   Result<pipeline::SnapshotRunResult> result = Status::Internal("no snapshot input");
   if (!args.from_snapshots.empty()) {
     result = pipeline::ApplySnapshotFolder(fs, flow, args.from_snapshots, options);
@@ -108,6 +111,7 @@ int RunSnapshotApply(const apply::FlowDefinition& flow, const SnapshotApplyArgs&
     std::cerr << "cdclake: give --from-snapshots DIR or --snapshot FILE\n";
     return 2;
   }
+  progress.Clear();
   if (!result.ok()) return Fail(result.status());
   for (const pipeline::SnapshotOutcome& s : result->snapshots) {
     if (!s.applied) {

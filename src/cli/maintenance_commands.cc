@@ -99,7 +99,9 @@ Action AddRepairCommand(CLI::App& app) {
       "from the index log when it is whole, else from the table's rows");
   cmd->add_option("path", *path, "the table folder")->required();
   return [path]() -> int {
-    auto recovery = apply::RepairTableIndex(*io::LocalFileSystem::Instance(), *path);
+    ProgressLine progress(StderrIsTerminal());
+    auto recovery = apply::RepairTableIndex(*io::LocalFileSystem::Instance(), *path, progress.Fn());
+    progress.Clear();
     if (!recovery.ok()) return Fail(recovery.status());
     std::cout << recovery->Describe(*path) << "\n";
     return 0;

@@ -374,7 +374,10 @@ Result<SnapshotRunResult> SnapshotRunner::Run(std::vector<SnapshotFile> files) {
     return a.version.value < b.version.value;
   });
   CDCLAKE_RETURN_IF_ERROR(LoadState());
+  int64_t diffed = 0;
   for (const SnapshotFile& file : files) {
+    Report(options_.progress, "snapshot diff", "snapshots", diffed++,
+           static_cast<int64_t>(files.size()));
     SnapshotOutcome out;
     out.path = file.path;
     out.version = file.version;

@@ -10,6 +10,7 @@
 
 #include "apply/applier.h"
 #include "apply/flow_definition.h"
+#include "base/progress.h"
 #include "base/result.h"
 #include "data/data_type.h"
 #include "data/schema.h"
@@ -66,6 +67,8 @@ struct SnapshotFlowOptions {
   /// the snapshot as applied; a crash in between is repaired by the next run).
   int64_t commit_rows = 1 << 20;
   apply::ApplyOptions apply;
+  /// Hears of the snapshots diffed and applied, of those given.
+  ProgressFn progress;
 };
 
 /// What became of one snapshot.
