@@ -7,6 +7,7 @@
 # copied from the output); the row, index and horizon sections; --format json parses.
 set -euo pipefail
 bin=$1
+src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -134,4 +135,22 @@ expect_eq "$?" 2 "exit code for --key without '=': "
 "$bin" explain lake/shop/nothing --key id=1 > bad.log 2>&1
 expect_eq "$?" 1 "exit code for a missing table: "
 set -e
+
+# The quick start's customer 3: updated, deleted at LSN 1700, and a late update at 1600 that
+# arrives after the delete (in the same batch, so it counts as applied and is overtaken: the
+# key stays deleted, and the history table closes its versions).
+cp -r "$src/examples/quickstart/data" qs-data
+"$bin" run "$src/examples/quickstart/pipeline.sql" --var data="$work/qs-data" --warehouse qs > qs.log 2>&1 ||
+  fail "quick start: $(cat qs.log)"
+qs=$("$bin" explain shop.customers --warehouse qs --key id=3 \
+  --pipeline "$src/examples/quickstart/pipeline.sql" --var data="$work/qs-data")
+grep -q 'none: the key has no row in the table' <<<"$qs" || fail "quick start key 3's row: $qs"
+grep -Eq 'state +tombstone: delete at \{"commit_lsn":1700,"lsn":1700\}' <<<"$qs" ||
+  fail "quick start key 3's state: $qs"
+grep -Eq '^  \{"commit_lsn":1600,"lsn":1600\} +upsert +v1 +applied +v1 +overtaken in the same batch by the delete at \{"commit_lsn":1700' <<<"$qs" ||
+  fail "the late update's line: $qs"
+grep -Eq '^  \{"commit_lsn":1700,"lsn":1700\} +delete +v1 +applied +v1' <<<"$qs" ||
+  fail "the delete's line: $qs"
+[ "$(grep -Ec '^  \{"commit_lsn"' <<<"$qs")" = "$(grep -c '"id":3[,}]' qs-data/customers/*.json | awk -F: '{s += $2} END {print s}')" ] ||
+  fail "not every event of key 3 is listed: $qs"
 echo "cli_explain_test: ok"
