@@ -77,6 +77,29 @@ expect_eq "$(rows lake_py orders id,amount,region)" "$(rows lake_sql orders id,a
 "$bin" show "$work/lake_sql/s/orders_quarantine" --format csv | grep -q "positive" ||
   fail "no quarantined row naming the expectation"
 
+# A ONCE backfill is one batch, one commit: killed before it commits, the next run does it
+# whole (in batches, a run killed after the first commit would skip the rest for ever).
+mkdir bf
+printf 'id,amount\n1,1\n2,2\n' > bf/a.csv
+printf 'id,amount\n3,3\n4,-4\n' > bf/b.csv
+printf 'id,amount\n5,5\n6,6\n' > bf/c.csv
+cat > once.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE s.hist (CONSTRAINT positive EXPECT (amount > 0) ON VIOLATION DROP ROW);
+CREATE FLOW backfill AS INSERT INTO ONCE s.hist BY NAME
+SELECT id, amount FROM read_files('$work/bf/*.csv', format => 'csv');
+SQL
+rc=0
+CDCLAKE_CRASH_AT=ingest-quarantine-committed "$bin" run once.sql --warehouse "$work/lake_once" \
+  --batch-rows 2 > once1.log 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "the crash point did not stop the run: $(cat once1.log)"
+"$bin" run once.sql --warehouse "$work/lake_once" --batch-rows 2 > once2.log 2>&1 ||
+  fail "after the crash: $(cat once2.log)"
+expect_eq "$(rows lake_once hist id)" "1 2 3 5 6 " "the backfill after a crash: "
+"$bin" run once.sql --warehouse "$work/lake_once" --batch-rows 2 > once3.log 2>&1 ||
+  fail "third: $(cat once3.log)"
+grep -q "flow backfill skipped: ONCE: ran before" once3.log || fail "ran twice: $(cat once3.log)"
+expect_eq "$(rows lake_once hist id)" "1 2 3 5 6 " "the backfill after a third run: "
+
 # An append flow into an AUTO CDC target is refused at planning, naming both flows.
 cat > bad.sql <<SQL
 CREATE OR REFRESH STREAMING TABLE s.cur;

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <iterator>
+#include <limits>
 #include <set>
 
 #include "apply/declared_columns.h"
@@ -277,16 +278,27 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
                                                      rejected, NowMs(execution), qparams)
                                   .status());
       if (!rejected.empty()) CrashPoint("ingest-quarantine-committed");  // the target not yet
-      CDCLAKE_ASSIGN_OR_RETURN(
-          int64_t version,
-          AppendWithCheckpoint(fs, flow.target_folder, rows.rows, spec,
-                               AppendCheckpoint{flow.name, batch_no + 1, position, source_txns}));
-      ++batch_no;
-      source->Committed(position);
-      report.counts.applied = rows.rows.num_rows();
-      report.counts.inserted = rows.rows.num_rows();
-      report.table_version = version;
-      outcome->versions.push_back(version);
+      bool create = rows.rows.num_rows() > 0 || spec.schema.has_value();
+      if (!create) {
+        CDCLAKE_ASSIGN_OR_RETURN(create, delta::TableExists(fs, flow.target_folder));
+      }
+      if (!create) {
+        // A new table's batch whose every record was quarantined: its columns' types are not
+        // known (a Debezium batch without events has no sequence struct), so it does not make
+        // the table; the position is kept beside it, as for a batch that changed nothing.
+        unchanged_after = position;
+      } else {
+        CDCLAKE_ASSIGN_OR_RETURN(
+            int64_t version,
+            AppendWithCheckpoint(fs, flow.target_folder, rows.rows, spec,
+                                 AppendCheckpoint{flow.name, batch_no + 1, position, source_txns}));
+        ++batch_no;
+        source->Committed(position);
+        report.counts.applied = rows.rows.num_rows();
+        report.counts.inserted = rows.rows.num_rows();
+        report.table_version = version;
+        outcome->versions.push_back(version);
+      }
     } else {
       if (!applier) {
         apply::ApplyOptions options;
@@ -454,8 +466,13 @@ Status CheckNewFlowColumns(io::FileSystem& fs, const FlowPlan& flow) {
   return Status::InvalidArgument("flow " + flow.name + ": " + s.message());
 }
 
-Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& execution,
+Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution& given,
                    FlowOutcome* outcome) {
+  FlowExecution execution = given;
+  // A ONCE flow (AUTO CDC ONCE, INSERT INTO ONCE) takes its whole input as one batch, one
+  // commit: "ran before" then means it ran to the end. In batches, a run stopped after the
+  // first commit would be skipped for ever with its input half applied.
+  if (flow.once) execution.batch_rows = std::numeric_limits<int64_t>::max();
   // The flow's last batch in its target: read once, before any position is (RunStreamFlow),
   // and what AUTO CDC ONCE asks.
   const bool once = flow.once && !execution.full_refresh;

@@ -109,9 +109,13 @@ Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
     if (!Contains(out, canonical)) out.push_back(canonical);
   }
   if (options.full_refresh_all) {
+    // A table any of whose flows reads files is left alone: those files may be gone.
+    std::set<std::string> fed_by_files;
     for (const FlowPlan& f : plan.flows) {
-      bool from_files = f.source.kind == SourcePlan::Kind::kFiles;
-      if (!from_files && !Contains(out, f.target)) out.push_back(f.target);
+      if (f.source.kind == SourcePlan::Kind::kFiles) fed_by_files.insert(f.target);
+    }
+    for (const FlowPlan& f : plan.flows) {
+      if (fed_by_files.count(f.target) == 0 && !Contains(out, f.target)) out.push_back(f.target);
     }
   }
   return out;

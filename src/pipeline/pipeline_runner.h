@@ -23,7 +23,7 @@ struct PipelineRunOptions {
   int64_t interval_ms = 1000;  // continuous: the pause after a pass that found nothing new
   int64_t max_passes = 0;      // continuous: stop after this many passes (0: no limit)
   /// Rebuild these tables (canonical names) from their sources before running; with
-  /// `full_refresh_all`, every table not fed straight from files.
+  /// `full_refresh_all`, every table none of whose flows reads files (they may be gone).
   std::vector<std::string> full_refresh;
   bool full_refresh_all = false;
   /// Flows (by name) whose recorded positions are forgotten: their first batch of this run
