@@ -304,16 +304,31 @@ class DataFrame:
         """Adds the column `name`, or replaces it as Spark does: the star leaves the source's
         column of that name out (`* EXCEPT` passes over a column the source lacks), and an
         item already naming it is replaced where it stands."""
-        new_item = f"{as_sql(col)} AS {ident(name)}"
+        new_sql = as_sql(col)
+        # One SELECT: an expression reads the source's columns, not ones this DataFrame
+        # computed, so reading a computed column would silently read another value.
+        for item in self._items or []:
+            if " AS " not in item:
+                continue
+            expression, alias = item.rsplit(" AS ", 1)
+            if expression == alias:
+                continue
+            if re.search(r"(?<![\w`])" + re.escape(alias) + r"(?![\w`])", new_sql,
+                         flags=re.IGNORECASE):
+                raise Unsupported(f"withColumn({name!r}, ...) reading {alias}, which an earlier "
+                                  "select or withColumn computed",
+                                  "write the whole expression from the source's columns")
+        new_item = f"{new_sql} AS {ident(name)}"
         items, placed = [], False
         for item in self._items or ["*"]:
             if item == "*":
                 item = f"* EXCEPT ({ident(name)})"
             elif item.startswith("* EXCEPT (") and item.endswith(")"):
                 excepted = item[len("* EXCEPT ("):-1].split(", ")
-                if ident(name) not in excepted:
+                if ident(name).lower() not in (e.lower() for e in excepted):
                     item = "* EXCEPT (" + ", ".join(excepted + [ident(name)]) + ")"
-            elif item == ident(name) or item.endswith(f" AS {ident(name)}"):
+            elif (item.lower() == ident(name).lower()
+                  or item.lower().endswith(f" as {ident(name)}".lower())):
                 item, placed = new_item, True
             items.append(item)
         if not placed:

@@ -114,6 +114,12 @@ class Readers(unittest.TestCase):
         self.assertEqual(twice.sql(), "SELECT * EXCEPT (a, c), 3 AS a, 2 AS c FROM STREAM(b)")
         picked = b.select("id", "v").withColumn("v", col("v").cast("STRING"))
         self.assertEqual(picked.sql(), "SELECT id, CAST(v AS STRING) AS v FROM STREAM(b)")
+        with self.assertRaises(Unsupported):
+            b.withColumn("a", col("a") + 1).withColumn("a", col("a") * 100)
+        with self.assertRaises(Unsupported):
+            b.withColumn("x", lit(1)).withColumn("y", col("X") + 1)
+        self.assertEqual(b.withColumn("Amount", lit(1)).withColumn("amount", lit(2)).sql(),
+                         "SELECT * EXCEPT (Amount), 2 AS amount FROM STREAM(b)")
         renamed = b.withColumnRenamed("a", "z").withColumn("z", lit(0))
         self.assertEqual(renamed.sql(), "SELECT * EXCEPT (a, z), 0 AS z FROM STREAM(b)")
 

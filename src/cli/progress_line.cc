@@ -100,14 +100,15 @@ std::string ProgressLine::Text(const ProgressTick& tick, double seconds) {
 
 void ProgressLine::Show(const ProgressTick& tick) {
   const auto now = std::chrono::steady_clock::now();
+  auto began = began_.find(tick.what);
+  if (began == began_.end()) began = began_.emplace(std::string(tick.what), now).first;
   if (tick.what != what_) {
     what_ = std::string(tick.what);
-    began_ = now;
   } else if (now - drawn_ < std::chrono::milliseconds(100) && tick.done != tick.total) {
     return;
   }
   drawn_ = now;
-  const double seconds = std::chrono::duration<double>(now - began_).count();
+  const double seconds = std::chrono::duration<double>(now - began->second).count();
   std::cerr << "\r\033[K" << Text(tick, seconds) << std::flush;
   shown_ = true;
 }

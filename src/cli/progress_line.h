@@ -4,6 +4,8 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <string>
 
 #include "cdclake/progress.h"
@@ -33,7 +35,9 @@ class ProgressLine {
   bool enabled_;
   bool shown_ = false;
   std::string what_;
-  std::chrono::steady_clock::time_point began_;
+  /// When each kind of work was first reported: reading and applying alternate batch by
+  /// batch, and each one's rate runs from its own start.
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> began_;
   std::chrono::steady_clock::time_point drawn_;
 };
 

@@ -497,6 +497,13 @@ class Planner {
   }
 
   Status AddFlow(FlowPlan flow) {
+    // A flow's name names folders beside its table (its file ledger, its unchanged position).
+    if (flow.name.empty() || flow.name == "." || flow.name == ".." ||
+        flow.name.find_first_of("/\\") != std::string::npos) {
+      return ErrorAt(flow.position, "flow name '" + flow.name +
+                                        "' cannot name a folder: write it without '/', '\\' "
+                                        "and not as '.' or '..'");
+    }
     for (const FlowPlan& f : plan_.flows) {
       if (f.name == flow.name) {
         return ErrorAt(flow.position, "flow '" + flow.name + "' is defined twice");

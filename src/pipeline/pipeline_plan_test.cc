@@ -791,6 +791,14 @@ CREATE FLOW more AS INSERT INTO s.cur BY NAME SELECT * FROM STREAM(read_files('/
                           0),
             0u)
       << message;
+  for (const char* bad : {"`../x`", "`a/b`", "`..`"}) {
+    EXPECT_NE(PlanError(std::string("CREATE STREAMING TABLE t; CREATE FLOW ") + bad +
+                        " AS INSERT INTO t BY NAME SELECT * FROM STREAM(read_files('/b', format "
+                        "=> 'csv'));")
+                  .find("cannot name a folder"),
+              std::string::npos)
+        << bad;
+  }
   EXPECT_NE(PlanError("CREATE FLOW f AS INSERT INTO nowhere BY NAME SELECT * FROM "
                       "STREAM(read_files('/b/*.csv', format => 'csv'));")
                 .find("the flow's target 'nowhere' is not defined"),

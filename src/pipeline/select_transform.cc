@@ -31,21 +31,28 @@ Result<std::vector<OutputColumn>> Outputs(const sql::SelectQuery& query,
   std::vector<OutputColumn> out;
   for (const sql::SelectItem& item : query.items) {
     if (item.kind == sql::SelectItem::Kind::kStar) {
+      // Names match ignoring case, as Spark's do (and as Delta's columns must differ).
+      std::set<std::string> excepted;
       for (const std::string& name : item.except) {
+        excepted.insert(ToLower(name));
         // A column left out and defined again by the same SELECT is replaced (Python's
         // withColumn): the source need not have it.
         const bool redefined =
             std::any_of(query.items.begin(), query.items.end(), [&](const sql::SelectItem& other) {
-              return other.kind != sql::SelectItem::Kind::kStar && NameOf(other) == name;
+              return other.kind != sql::SelectItem::Kind::kStar &&
+                     ToLower(NameOf(other)) == ToLower(name);
             });
-        if (input.FieldIndex(name) < 0 && !redefined) {
+        const bool present =
+            std::any_of(input.fields().begin(), input.fields().end(),
+                        [&](const data::Field& f) { return ToLower(f.name) == ToLower(name); });
+        if (!present && !redefined) {
           return Status::InvalidArgument("SELECT * EXCEPT: no column '" + name +
                                          "' in the source (" + input.ToString() + ")");
         }
       }
       for (size_t i = 0; i < input.num_fields(); ++i) {
         const std::string& name = input.field(i).name;
-        if (std::find(item.except.begin(), item.except.end(), name) != item.except.end()) continue;
+        if (excepted.count(ToLower(name)) > 0) continue;
         out.push_back({name, static_cast<int>(i), nullptr, {}});
       }
       continue;
@@ -66,9 +73,10 @@ Result<std::vector<OutputColumn>> Outputs(const sql::SelectQuery& query,
   }
   std::set<std::string> seen;
   for (const OutputColumn& c : out) {
-    if (!seen.insert(c.name).second) {
+    if (!seen.insert(ToLower(c.name)).second) {
       return Status::InvalidArgument("SELECT yields two columns named '" + c.name +
-                                     "'; name one of them with AS");
+                                     "' (names differ only ignoring case at most); name one of "
+                                     "them with AS");
     }
   }
   return out;

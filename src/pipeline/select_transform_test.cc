@@ -92,6 +92,16 @@ TEST(SelectTransformTest, StarExceptDropsColumnsAndTheirMarks) {
   EXPECT_EQ(ColumnValues(out, 1),
             (std::vector<Value>{Value::Int(3), Value::Null(), Value::Int(5), Value::Int(7)}));
 
+  // Names match ignoring case, as Spark's do: EXCEPT (NAME) leaves out name, and two output
+  // columns that differ only in case are refused (Delta could not load such a table).
+  auto upper = SelectSchema(Query("SELECT * EXCEPT (NAME, OP) FROM src"), InputSchema());
+  ASSERT_TRUE(upper.ok()) << upper.status().ToString();
+  EXPECT_LT(upper->FieldIndex("name"), 0);
+  EXPECT_FALSE(SelectSchema(Query("SELECT *, 1 AS NAME FROM src"), InputSchema()).ok());
+  auto replaced = SelectSchema(Query("SELECT * EXCEPT (NAME), 1 AS Name FROM src"), InputSchema());
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+  EXPECT_GE(replaced->FieldIndex("Name"), 0);
+  EXPECT_LT(replaced->FieldIndex("name"), 0);
   // Left out and defined again: a replacement, whether or not the source has the column.
   EXPECT_TRUE(
       SelectSchema(Query("SELECT * EXCEPT (nope), 1 AS nope FROM src"), InputSchema()).ok());
