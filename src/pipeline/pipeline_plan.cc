@@ -514,34 +514,34 @@ class Planner {
   }
 
   Status PlanIngest(const sql::CreateStreamingTable& table, const SourcePosition& at) {
-    FlowPlan flow;
-    flow.kind = FlowPlan::Kind::kIngest;
-    flow.position = at;
-    CDCLAKE_ASSIGN_OR_RETURN(flow.target, Canonical(table.name, at));
-    flow.name = flow.target;
-    flow.target_folder = plan_.tables[flow.target];
-    std::set<const sql::CreateView*> seen;
-    CDCLAKE_RETURN_IF_ERROR(Resolve(table.query->from, &flow.source, &seen));
-    flow.source.transforms.push_back(*table.query);
-    CDCLAKE_RETURN_IF_ERROR(TakeTableDefinition(table, &flow));
-    return AddFlow(std::move(flow));
+    CDCLAKE_ASSIGN_OR_RETURN(std::string target, Canonical(table.name, at));
+    return PlanAppendInto(table, target, target, *table.query, /*once=*/false, at);
   }
 
   // CREATE FLOW f AS INSERT INTO t BY NAME SELECT ...: appends like t's own AS SELECT, from a
   // position of its own (kept under the flow's name).
   Status PlanAppend(const sql::AppendFlow& append, const SourcePosition& at) {
+    std::string target;
+    CDCLAKE_ASSIGN_OR_RETURN(const sql::CreateStreamingTable* table,
+                             TargetTable(append.target, at, &target));
+    return PlanAppendInto(*table, target, append.flow_name, append.query, append.once, at);
+  }
+
+  // A flow appending `query`'s rows to `table` (canonical name `target`).
+  Status PlanAppendInto(const sql::CreateStreamingTable& table, const std::string& target,
+                        const std::string& name, const sql::SelectQuery& query, bool once,
+                        const SourcePosition& at) {
     FlowPlan flow;
     flow.kind = FlowPlan::Kind::kIngest;
     flow.position = at;
-    flow.once = append.once;
-    CDCLAKE_ASSIGN_OR_RETURN(const sql::CreateStreamingTable* table,
-                             TargetTable(append.target, at, &flow.target));
-    flow.name = append.flow_name;
+    flow.once = once;
+    flow.target = target;
+    flow.name = name;
     flow.target_folder = plan_.tables[flow.target];
     std::set<const sql::CreateView*> seen;
-    CDCLAKE_RETURN_IF_ERROR(Resolve(append.query.from, &flow.source, &seen));
-    flow.source.transforms.push_back(append.query);
-    CDCLAKE_RETURN_IF_ERROR(TakeTableDefinition(*table, &flow));
+    CDCLAKE_RETURN_IF_ERROR(Resolve(query.from, &flow.source, &seen));
+    flow.source.transforms.push_back(query);
+    CDCLAKE_RETURN_IF_ERROR(TakeTableDefinition(table, &flow));
     return AddFlow(std::move(flow));
   }
 
