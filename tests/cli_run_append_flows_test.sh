@@ -100,6 +100,25 @@ expect_eq "$(rows lake_once hist id)" "1 2 3 5 6 " "the backfill after a crash: 
 grep -q "flow backfill skipped: ONCE: ran before" once3.log || fail "ran twice: $(cat once3.log)"
 expect_eq "$(rows lake_once hist id)" "1 2 3 5 6 " "the backfill after a third run: "
 
+# A bare --full-refresh refreshes the tables none of whose flows reads files: a table fed by an
+# append flow from files and one from a table keeps its rows (its files may be gone).
+mkdir mix ref
+printf 'id\n1\n2\n' > mix/m1.csv
+printf 'id\n7\n' > ref/r1.csv
+cat > mix.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE s.ref AS SELECT * FROM STREAM(read_files('$work/ref/*.csv', format => 'csv'));
+CREATE OR REFRESH STREAMING TABLE s.mixed;
+CREATE FLOW from_files AS INSERT INTO s.mixed BY NAME SELECT id FROM STREAM(read_files('$work/mix/*.csv', format => 'csv'));
+CREATE FLOW from_ref AS INSERT INTO s.mixed BY NAME SELECT id FROM STREAM(s.ref);
+CREATE OR REFRESH STREAMING TABLE s.copy AS SELECT id FROM STREAM(s.mixed);
+SQL
+"$bin" run mix.sql --warehouse "$work/lake_mix" > mix1.log 2>&1 || fail "mix: $(cat mix1.log)"
+expect_eq "$(rows lake_mix mixed id)" "1 2 7 " "mixed: "
+rm mix/m1.csv  # archived
+"$bin" run mix.sql --warehouse "$work/lake_mix" --full-refresh > mix2.log 2>&1 || fail "refresh: $(cat mix2.log)"
+expect_eq "$(rows lake_mix mixed id)" "1 2 7 " "mixed after a bare --full-refresh: "
+expect_eq "$(rows lake_mix copy id)" "1 2 7 " "its copy, refreshed and read again: "
+
 # An append flow into an AUTO CDC target is refused at planning, naming both flows.
 cat > bad.sql <<SQL
 CREATE OR REFRESH STREAMING TABLE s.cur;
