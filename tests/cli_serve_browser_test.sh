@@ -44,6 +44,7 @@ mkdir -p "$shots"
 
 # --- 1. serve the quick start -------------------------------------------------------------
 cp -r "$root/examples/quickstart/data" "$work/data"
+: > "$work/serve.log"  # there before the background job's redirection opens it
 "$bin" serve "$pipeline" --var data="$work/data" --warehouse "$work/lake" \
   --listen 127.0.0.1:0 --refresh 500ms 2> "$work/serve.log" &
 serve_pid=$!

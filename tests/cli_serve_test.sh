@@ -33,6 +33,7 @@ AS SELECT * FROM STREAM(read_files('$work/in/*.csv', format => 'csv'));
 SQL
 pipelines=("$src/examples/quickstart/pipeline.sql" "$work/csv.sql")
 
+: > serve.log  # there before the background job's redirection opens it
 "$bin" serve "${pipelines[@]}" --var data="$work/data" --warehouse "$work/lake" \
   --listen 127.0.0.1:0 --interval 200ms > serve.out 2> serve.log &
 pid=$!
