@@ -84,12 +84,14 @@ std::unique_ptr<BatchSource> ReadingAhead(std::unique_ptr<BatchSource> inner);
 /// twice harmless). A table that does not exist yet has nothing to read.
 /// With `skip_change_commits`, commits that removed or rewrote rows are passed over.
 /// An append flow cannot read a refreshed upstream again without appending its rows twice: with
-/// `OnRefreshedUpstream::kRefuse` that is kConflict, naming the refresh that mends it.
+/// `OnRefreshedUpstream::kRefuse` that is kConflict, naming the refresh that mends it (of
+/// `reader_target`, the table the flow writes).
 enum class OnRefreshedUpstream { kReadAgain, kRefuse };
 Result<std::unique_ptr<BatchSource>> OpenTableSource(
     const io::FileSystem& fs, const std::string& table, const std::string& folder,
     const json::Json& position, int64_t batch_rows, bool skip_change_commits = false,
-    OnRefreshedUpstream on_refreshed = OnRefreshedUpstream::kReadAgain);
+    OnRefreshedUpstream on_refreshed = OnRefreshedUpstream::kReadAgain,
+    const std::string& reader_target = "");
 
 /// table_changes('t', start): the change data feed of `source.table` (a table with
 /// delta.enableChangeDataFeed = true; otherwise kInvalidArgument saying so) from just after

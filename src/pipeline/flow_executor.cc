@@ -531,7 +531,8 @@ Status ExecuteFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecution
         OpenTableSource(fs, flow.source.table, flow.source.table_folder, position,
                         execution.batch_rows, flow.source.skip_change_commits,
                         flow.kind == FlowPlan::Kind::kAutoCdc ? OnRefreshedUpstream::kReadAgain
-                                                              : OnRefreshedUpstream::kRefuse));
+                                                              : OnRefreshedUpstream::kRefuse,
+                        flow.target));
     return RunStreamFlow(fs, flow, execution, batch_no, std::move(source), quarantined_before,
                          false, outcome);
   }

@@ -74,12 +74,10 @@ class TableBatchSource : public BatchSource {
 
 }  // namespace
 
-Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
-                                                     const std::string& table,
-                                                     const std::string& folder,
-                                                     const json::Json& position, int64_t batch_rows,
-                                                     bool skip_change_commits,
-                                                     OnRefreshedUpstream on_refreshed) {
+Result<std::unique_ptr<BatchSource>> OpenTableSource(
+    const io::FileSystem& fs, const std::string& table, const std::string& folder,
+    const json::Json& position, int64_t batch_rows, bool skip_change_commits,
+    OnRefreshedUpstream on_refreshed, const std::string& reader_target) {
   int64_t after = -1;
   if (position.is_object()) {
     if (!position.contains("table") || position["table"] != table ||
@@ -112,10 +110,11 @@ Result<std::unique_ptr<BatchSource>> OpenTableSource(const io::FileSystem& fs,
     }
     if (!refreshed.empty() && on_refreshed == OnRefreshedUpstream::kRefuse) {
       // Reading it again would append every row the flow appended before a second time.
+      const std::string target = reader_target.empty() ? "TABLE" : reader_target;
       return Status::Conflict(refreshed +
                               "; an append flow would append its rows again: refresh the flow's "
-                              "target in full too (cdclake run --full-refresh TABLE), which reads "
-                              "the new table from the start");
+                              "target in full too (cdclake run --full-refresh " +
+                              target + "), which reads the new table from the start");
     }
     if (!refreshed.empty()) {
       notices.push_back(refreshed + ": reading it again from the start");
