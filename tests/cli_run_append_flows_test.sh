@@ -74,7 +74,8 @@ done
 expect_eq "$(rows lake_py orders id,amount,region)" "$(rows lake_sql orders id,amount,region)" \
   "the Python file's table differs from the SQL file's: "
 # The quarantine holds the dropped row with the expectation's name.
-"$bin" show "$work/lake_sql/s/orders_quarantine" --format csv | grep -q "positive" ||
+quarantine=$("$bin" show "$work/lake_sql/s/orders_quarantine" --format csv)
+grep -q "positive" <<<"$quarantine" ||
   fail "no quarantined row naming the expectation"
 
 # A ONCE backfill is one batch, one commit: killed before it commits, the next run does it

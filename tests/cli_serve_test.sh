@@ -156,7 +156,9 @@ expect_eq "$(metric cdclake_flow_up shop.bronze_orders)" "1" "bronze_orders up: 
 printf '{"before":null,"after":{"order_id":900,"customer_id":1,"amount":"1.00","status":"new"},"source":{"connector":"postgresql","name":"shop","ts_ms":1793520009000,"db":"shop","schema":"public","table":"orders","lsn":9000,"txId":900},"op":"c","ts_ms":1793520009001}\n' > data/orders/orders-0003.json
 orders_moved() { [ "$(metric cdclake_flow_rows_read_total shop.bronze_orders)" -gt 8 ]; }
 wait_for "bronze_orders to go on while plain.raw fails" orders_moved
-curl -s "$url/" | grep -q "cdclake.schemaPolicy" || fail "the page does not show the failure"
+# (The page is read whole first: grep -q leaving a pipe early would fail curl under pipefail.)
+page=$(curl -s "$url/")
+grep -q "cdclake.schemaPolicy" <<<"$page" || fail "the page does not show the failure: $page"
 expect_eq "$(rows_of plain/raw)" "2" "plain.raw while blocked: "
 # Mended: the flow is tried again by itself and the page and /readyz are ok again.
 rm in/f2.csv
