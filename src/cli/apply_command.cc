@@ -45,12 +45,6 @@ struct ApplyArgs {
   std::string snapshot_version;
 };
 
-// Prints "cdclake: <message>" to stderr and returns 2 (bad usage, invalid flow).
-int UsageFail(const Status& status) {
-  std::cerr << "cdclake: " << status.ToString() << "\n";
-  return 2;
-}
-
 // The names a list option gives, with the option named in errors.
 Result<std::vector<std::string>> ColumnList(const std::string& option, const std::string& text) {
   auto names = sql::ParseColumnList(text);

@@ -1,6 +1,8 @@
 // Command dispatch.
 #include "cli/cli.h"
 
+#include <atomic>
+#include <csignal>
 #include <iostream>
 #include <vector>
 
@@ -22,6 +24,24 @@ std::vector<std::string> SplitList(const std::string& text) {
 int Fail(const Status& status) {
   std::cerr << "cdclake: " << status.ToString() << "\n";
   return 1;
+}
+
+int UsageFail(const Status& status) {
+  std::cerr << "cdclake: " << status.ToString() << "\n";
+  return 2;
+}
+
+namespace {
+std::atomic<bool> g_stop{false};
+void RequestStop(int) {
+  g_stop = true;
+}
+}  // namespace
+
+std::function<bool()> StopOnSignals() {
+  std::signal(SIGINT, RequestStop);
+  std::signal(SIGTERM, RequestStop);
+  return [] { return g_stop.load(); };
 }
 
 int Main(int argc, char** argv) {

@@ -52,6 +52,12 @@ Result<std::shared_ptr<const delta::Snapshot>> OpenSnapshot(const std::string& p
 
 /// Prints "cdclake: <message>" to stderr and returns 1.
 int Fail(const Status& status);
+/// The same for bad usage (an invalid option, pipeline or flow): returns 2.
+int UsageFail(const Status& status);
+
+/// Makes SIGINT and SIGTERM request a stop; returns the test of whether one was requested
+/// (`run --continuous` and `serve` finish the batch in progress, then stop).
+std::function<bool()> StopOnSignals();
 
 /// "a, b,c" as {"a", "b", "c"} (names of a --columns-like option); empty for "".
 std::vector<std::string> SplitList(const std::string& text);

@@ -21,25 +21,20 @@ struct ExplainArgs {
   std::string format = "text";
 };
 
-int Invalid(const Status& s) {
-  std::cerr << "cdclake: " << s.ToString() << "\n";
-  return 2;
-}
-
 int RunExplain(const ExplainArgs& args) {
   if (args.format != "text" && args.format != "json") {
-    return Invalid(Status::InvalidArgument("--format must be text or json"));
+    return UsageFail(Status::InvalidArgument("--format must be text or json"));
   }
   pipeline::KeyStoryOptions options;
   options.table = args.table;
   options.warehouse = args.warehouse;
   for (const std::string& text : args.keys) {
     auto parsed = pipeline::ParseKeyText(text);
-    if (!parsed.ok()) return Invalid(parsed.status());
+    if (!parsed.ok()) return UsageFail(parsed.status());
     for (auto& part : *parsed) {
       for (const auto& [name, value] : options.key) {
         if (name == part.first) {
-          return Invalid(Status::InvalidArgument("--key names '" + name + "' twice"));
+          return UsageFail(Status::InvalidArgument("--key names '" + name + "' twice"));
         }
       }
       options.key.push_back(std::move(part));
@@ -48,15 +43,15 @@ int RunExplain(const ExplainArgs& args) {
   std::optional<pipeline::PipelinePlan> plan;
   if (!args.pipeline.empty()) {
     auto vars = ParseVars(args.vars);
-    if (!vars.ok()) return Invalid(vars.status());
+    if (!vars.ok()) return UsageFail(vars.status());
     auto loaded = LoadPipelineFile(args.pipeline, *vars, pipeline::Warehouse(args.warehouse));
-    if (!loaded.ok()) return Invalid(loaded.status());
+    if (!loaded.ok()) return UsageFail(loaded.status());
     plan = std::move(*loaded);
     options.plan = &*plan;
   }
   auto story = pipeline::TellKeyStory(*io::LocalFileSystem::Instance(), options);
   if (!story.ok()) {
-    if (story.status().code() == StatusCode::kInvalidArgument) return Invalid(story.status());
+    if (story.status().code() == StatusCode::kInvalidArgument) return UsageFail(story.status());
     return Fail(story.status());
   }
   std::cout << (args.format == "json" ? pipeline::KeyStoryJson(*story)

@@ -2,10 +2,8 @@
 // progress lines, a summary table, and exit codes 0 (ok), 1 (a flow failed), 2 (invalid).
 #include <unistd.h>
 
-#include <atomic>
 #include <charconv>
 #include <chrono>
-#include <csignal>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -32,17 +30,6 @@ struct RunArgs {
   int64_t batch_rows = 100'000;
   int64_t max_passes = 0;
 };
-
-std::atomic<bool> g_stop{false};
-
-void RequestStop(int) {
-  g_stop = true;
-}
-
-int Invalid(const Status& s) {
-  std::cerr << "cdclake: " << s.ToString() << "\n";
-  return 2;
-}
 
 std::string Json(const pipeline::FlowBatchReport& r) {
   json::Json j = json::Json::object();
@@ -140,19 +127,19 @@ void PrintSummary(const pipeline::PipelineRunSummary& summary, std::ostream& out
 
 int RunRun(const CLI::App& cmd, const RunArgs& args) {
   auto vars = ParseVars(args.vars);
-  if (!vars.ok()) return Invalid(vars.status());
+  if (!vars.ok()) return UsageFail(vars.status());
   if (args.once && args.continuous) {
-    return Invalid(Status::InvalidArgument("--once and --continuous exclude each other"));
+    return UsageFail(Status::InvalidArgument("--once and --continuous exclude each other"));
   }
   if (args.log_format != "text" && args.log_format != "json") {
-    return Invalid(Status::InvalidArgument("--log-format must be text or json"));
+    return UsageFail(Status::InvalidArgument("--log-format must be text or json"));
   }
   auto interval = ParseInterval(args.interval);
-  if (!interval.ok()) return Invalid(interval.status());
+  if (!interval.ok()) return UsageFail(interval.status());
   io::LocalFileSystem& fs = *io::LocalFileSystem::Instance();
   pipeline::Warehouse warehouse(args.warehouse);
   auto plan = LoadPipelineFile(args.pipeline, *vars, warehouse);
-  if (!plan.ok()) return Invalid(plan.status());
+  if (!plan.ok()) return UsageFail(plan.status());
 
   pipeline::PipelineRunOptions options;
   options.continuous = args.continuous;
@@ -171,11 +158,11 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
   }
   options.reset_positions = args.reset_positions;
   auto refresh = pipeline::TablesToRefresh(*plan, warehouse, options);
-  if (!refresh.ok()) return Invalid(refresh.status());
+  if (!refresh.ok()) return UsageFail(refresh.status());
   // What the first batches would refuse (a misspelled column in a column list): before
   // anything runs, the same for --dry-run.
   if (Status s = pipeline::CheckSources(fs, *plan, *refresh); !s.ok()) {
-    return Invalid(s.WithContext(args.pipeline));
+    return UsageFail(s.WithContext(args.pipeline));
   }
   if (args.dry_run) {
     std::cout << pipeline::DescribePlan(*plan);
@@ -226,9 +213,7 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
     if (live) std::cerr << "\r\033[K";
     std::cerr << "cdclake: flow " << flow << " failed: " << s.ToString() << "\n";
   };
-  options.stop_requested = [] { return g_stop.load(); };
-  std::signal(SIGINT, RequestStop);
-  std::signal(SIGTERM, RequestStop);
+  options.stop_requested = StopOnSignals();
   pipeline::PipelineRunSummary summary = pipeline::RunPipeline(fs, *plan, warehouse, options);
   if (live) std::cerr << "\r\033[K";
   for (const pipeline::FlowSummary& f : summary.flows) {

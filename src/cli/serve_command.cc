@@ -2,9 +2,7 @@
 // run continuously (as `run --continuous`, failed flows tried again after a growing pause) while
 // an HTTP server shows them; SIGTERM or SIGINT stops both cleanly with exit code 0.
 #include <algorithm>
-#include <atomic>
 #include <charconv>
-#include <csignal>
 #include <iostream>
 
 #include "cdclake/serve.h"
@@ -24,17 +22,6 @@ struct ServeArgs {
   std::vector<std::string> vars;
   int64_t batch_rows = 100'000;
 };
-
-std::atomic<bool> g_stop{false};
-
-void RequestStop(int) {
-  g_stop = true;
-}
-
-int Invalid(const Status& s) {
-  std::cerr << "cdclake: " << s.ToString() << "\n";
-  return 2;
-}
 
 // "127.0.0.1:8080", "[::1]:8080", ":8080" (loopback) or "8080".
 Result<std::pair<std::string, int>> ParseListen(const std::string& text) {
@@ -66,26 +53,26 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& text) {
 
 int RunServe(const ServeArgs& args) {
   auto vars = ParseVars(args.vars);
-  if (!vars.ok()) return Invalid(vars.status());
+  if (!vars.ok()) return UsageFail(vars.status());
   auto listen = ParseListen(args.listen);
-  if (!listen.ok()) return Invalid(listen.status());
+  if (!listen.ok()) return UsageFail(listen.status());
   server::ServeOptions options;
   if (!args.interval.empty()) {
     auto interval = ParseInterval(args.interval);
-    if (!interval.ok()) return Invalid(interval.status());
+    if (!interval.ok()) return UsageFail(interval.status());
     options.interval_ms = std::max<int64_t>(*interval, 1);
   }
   auto refresh = ParseInterval(args.refresh);
   if (!refresh.ok()) {
-    return Invalid(Status::InvalidArgument("--refresh: " + refresh.status().message()));
+    return UsageFail(Status::InvalidArgument("--refresh: " + refresh.status().message()));
   }
   pipeline::Warehouse warehouse(args.warehouse);
   for (const std::string& file : args.pipelines) {
     auto plan = LoadPipelineFile(file, *vars, warehouse);
-    if (!plan.ok()) return Invalid(plan.status());
+    if (!plan.ok()) return UsageFail(plan.status());
     // What the first batches would refuse, before anything runs (as `run` does).
     if (Status s = pipeline::CheckSources(*io::LocalFileSystem::Instance(), *plan, {}); !s.ok()) {
-      return Invalid(s.WithContext(file));
+      return UsageFail(s.WithContext(file));
     }
     options.pipelines.push_back({file, std::move(*plan)});
   }
@@ -94,11 +81,9 @@ int RunServe(const ServeArgs& args) {
   options.port = listen->second;
   options.batch_rows = args.batch_rows;
   options.refresh_ms = *refresh;
-  options.stop_requested = [] { return g_stop.load(); };
   // One write per line: the pipelines' threads say things at the same time.
   options.say = [](const std::string& line) { std::cerr << ("cdclake: " + line + "\n"); };
-  std::signal(SIGINT, RequestStop);
-  std::signal(SIGTERM, RequestStop);
+  options.stop_requested = StopOnSignals();
   Status served = server::Serve(options);
   if (!served.ok()) return Fail(served);
   return 0;
