@@ -278,11 +278,8 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
                                                      rejected, NowMs(execution), qparams)
                                   .status());
       if (!rejected.empty()) CrashPoint("ingest-quarantine-committed");  // the target not yet
-      bool create = rows.rows.num_rows() > 0 || spec.schema.has_value();
-      if (!create) {
-        CDCLAKE_ASSIGN_OR_RETURN(create, delta::TableExists(fs, flow.target_folder));
-      }
-      if (!create) {
+      // The watch has the target's columns once it exists (read at open, kept after commits).
+      if (rows.rows.num_rows() == 0 && !spec.schema && !schema_watch.known()) {
         // A new table's batch whose every record was quarantined: its columns' types are not
         // known (a Debezium batch without events has no sequence struct), so it does not make
         // the table; the position is kept beside it, as for a batch that changed nothing.
