@@ -324,8 +324,8 @@ void AppendBatch(cdclake::change::ChangeBatch&& from, cdclake::change::ChangeBat
   for (size_t c = 0; c < from.rows.num_columns(); ++c) {
     into->rows.mutable_column(c).AppendColumn(from.rows.column(c));
   }
-  for (auto& p : from.positions) into->positions.push_back(std::move(p));
-  for (auto& r : from.raw) into->raw.push_back(std::move(r));
+  into->positions.Append(from.positions);
+  into->raw.Append(from.raw);
 }
 
 // Reads and applies the file into a fresh table under `dir`; returns the rows read.

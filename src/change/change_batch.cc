@@ -28,8 +28,8 @@ void KeepRows(const std::vector<int64_t>& keep, ChangeBatch* batch) {
   data::RecordBatch rows(batch->rows.schema(), std::move(columns));
   rows.set_num_rows(static_cast<int64_t>(keep.size()));
   batch->rows = std::move(rows);
-  KeepEntries(keep, &batch->positions);
-  KeepEntries(keep, &batch->raw);
+  batch->positions.Keep(keep);
+  batch->raw.Keep(keep);
   for (std::vector<uint8_t>& marks : batch->unchanged) KeepEntries(keep, &marks);
 }
 

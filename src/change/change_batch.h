@@ -7,17 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "change/row_origins.h"
 #include "data/record_batch.h"
 
 namespace cdclake::change {
-
-/// Where a row or a rejected record came from.
-struct SourcePosition {
-  std::string file;
-  int64_t line = 0;         // 1-based line (or record number) in `file`; 0 when unknown
-  int64_t byte_offset = 0;  // offset of the record's first byte in `file`
-  int64_t byte_end = 0;     // offset just past the record, its terminator included; 0: unknown
-};
 
 /// An input record that could not become a row: its raw text, where it was, and why.
 struct RejectedRecord {
@@ -34,8 +27,8 @@ struct RejectedRecord {
 /// source cannot give it cheaply). `rejected` holds records that did not decode.
 struct ChangeBatch {
   data::RecordBatch rows;
-  std::vector<SourcePosition> positions;
-  std::vector<std::string> raw;
+  PositionList positions;
+  RawTexts raw;
   std::vector<RejectedRecord> rejected;
   /// Cells the source marks as unchanged (PostgreSQL's TOAST placeholder, columns outside SQL
   /// Server's update mask): when not empty, unchanged[c][r] != 0 means row r leaves column c as

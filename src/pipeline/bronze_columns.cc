@@ -16,8 +16,8 @@ change::ChangeBatch AddBronzeColumns(change::ChangeBatch batch, int64_t ingested
   for (int64_t r = 0; r < n; ++r) {
     auto i = static_cast<size_t>(r);
     if (i < batch.positions.size()) {
-      file.AppendBytes(batch.positions[i].file);
-      offset.Append<int64_t>(batch.positions[i].byte_offset);
+      file.AppendBytes(batch.positions.file(i));
+      offset.Append<int64_t>(batch.positions.byte_offset(i));
     } else {
       file.AppendNull();
       offset.AppendNull();
@@ -56,13 +56,13 @@ Result<change::ChangeBatch> ChangeRowsFromTable(data::RecordBatch rows) {
   int file = schema.FieldIndex(kSourceFileColumn);
   int offset = schema.FieldIndex(kSourceOffsetColumn);
   if (file >= 0 || offset >= 0) {
-    batch.positions.resize(static_cast<size_t>(n));
+    batch.positions.reserve(static_cast<size_t>(n));
+    const data::Column* f = file >= 0 ? &rows.column(static_cast<size_t>(file)) : nullptr;
+    const data::Column* o = offset >= 0 ? &rows.column(static_cast<size_t>(offset)) : nullptr;
     for (int64_t r = 0; r < n; ++r) {
-      change::SourcePosition& p = batch.positions[static_cast<size_t>(r)];
-      const data::Column* f = file >= 0 ? &rows.column(static_cast<size_t>(file)) : nullptr;
-      const data::Column* o = offset >= 0 ? &rows.column(static_cast<size_t>(offset)) : nullptr;
-      if (f != nullptr && !f->IsNull(r)) p.file = std::string(f->StringAt(r));
-      if (o != nullptr && !o->IsNull(r)) p.byte_offset = o->GetValue(r).int_value();
+      std::string_view path = f != nullptr && !f->IsNull(r) ? f->StringAt(r) : std::string_view();
+      int64_t at = o != nullptr && !o->IsNull(r) ? o->GetValue(r).int_value() : 0;
+      batch.positions.Add(path, 0, at, 0);
     }
   }
   int marks = schema.FieldIndex(kUnchangedColumnsColumn);

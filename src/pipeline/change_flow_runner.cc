@@ -25,10 +25,10 @@ namespace {
 std::string FilesOf(const change::ChangeBatch& batch) {
   std::set<std::string> seen;
   std::string out;
-  auto add = [&](const std::string& f) {
-    if (!f.empty() && seen.insert(f).second) out += (out.empty() ? "" : ", ") + f;
+  auto add = [&](std::string_view f) {
+    if (!f.empty() && seen.emplace(f).second) out += (out.empty() ? "" : ", ") + std::string(f);
   };
-  for (const change::SourcePosition& p : batch.positions) add(p.file);
+  for (size_t i = 0; i < batch.positions.size(); ++i) add(batch.positions.file(i));
   for (const change::RejectedRecord& r : batch.rejected) add(r.position.file);
   return out;
 }

@@ -13,7 +13,7 @@ namespace {
 // The row for people: its raw input when the source kept it, else its columns.
 std::string RowText(const change::ChangeBatch& batch, int64_t row) {
   const auto r = static_cast<size_t>(row);
-  if (r < batch.raw.size() && !batch.raw[r].empty()) return batch.raw[r];
+  if (r < batch.raw.size() && !batch.raw[r].empty()) return std::string(batch.raw[r]);
   std::string text;
   const data::RecordBatch& rows = batch.rows;
   for (size_t c = 0; c < rows.num_columns(); ++c) {
@@ -27,8 +27,8 @@ std::string RowText(const change::ChangeBatch& batch, int64_t row) {
 
 std::string Where(const change::ChangeBatch& batch, int64_t row) {
   const auto r = static_cast<size_t>(row);
-  if (r >= batch.positions.size() || batch.positions[r].file.empty()) return "";
-  const change::SourcePosition& p = batch.positions[r];
+  if (r >= batch.positions.size() || batch.positions.file(r).empty()) return "";
+  const change::SourcePosition p = batch.positions[r];
   return " (" + p.file + (p.line > 0 ? ", line " + std::to_string(p.line) : "") + ")";
 }
 

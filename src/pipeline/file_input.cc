@@ -86,7 +86,7 @@ void DropBefore(int64_t offset, change::ChangeBatch* batch) {
   std::vector<int64_t> keep;
   for (int64_t i = 0; i < n; ++i) {
     auto at = static_cast<size_t>(i);
-    if (at >= batch->positions.size() || batch->positions[at].byte_offset >= offset) {
+    if (at >= batch->positions.size() || batch->positions.byte_offset(at) >= offset) {
       keep.push_back(i);
     }
   }
@@ -379,8 +379,8 @@ void LedgerTracker::Opened(int64_t index, const RunFile& file, const io::FileSys
 void LedgerTracker::Saw(int64_t index, const change::ChangeBatch& batch) {
   auto it = open_.find(index);
   if (it == open_.end()) return;
-  for (const change::SourcePosition& p : batch.positions) {
-    it->second.read_to = std::max(it->second.read_to, p.byte_offset + 1);
+  for (size_t i = 0; i < batch.positions.size(); ++i) {
+    it->second.read_to = std::max(it->second.read_to, batch.positions.byte_offset(i) + 1);
   }
   for (const change::RejectedRecord& r : batch.rejected) {
     it->second.read_to = std::max(it->second.read_to, r.position.byte_offset + 1);

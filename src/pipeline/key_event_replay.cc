@@ -138,8 +138,11 @@ change::ChangeBatch TakeRows(const change::ChangeBatch& batch, const std::vector
   out.rows.set_num_rows(static_cast<int64_t>(picked.size()));
   for (int64_t r : picked) {
     const auto i = static_cast<size_t>(r);
-    out.positions.push_back(i < batch.positions.size() ? batch.positions[i]
-                                                       : change::SourcePosition());
+    if (i < batch.positions.size()) {
+      out.positions.AddFrom(batch.positions, i);
+    } else {
+      out.positions.push_back(change::SourcePosition());
+    }
   }
   for (const std::vector<uint8_t>& marks : batch.unchanged) {
     std::vector<uint8_t> taken;

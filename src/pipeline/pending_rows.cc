@@ -54,19 +54,33 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
       marks.resize(marks.size() + static_cast<size_t>(n), 0);
     }
   }
-  if (positions_.empty()) {
-    points_.reserve(static_cast<size_t>(n));
-    positions_.reserve(static_cast<size_t>(n));
-    raw_.reserve(static_cast<size_t>(n));
+  const auto un = static_cast<size_t>(n);
+  const change::PositionList& positions = batch.positions;
+  if (positions_.empty()) points_.reserve(un);
+  bool all_placed = positions.size() == un;  // every row has its position with a file
+  for (size_t i = 0; i < un; ++i) {
+    const bool known = i < positions.size();
+    all_placed = all_placed && known && !positions.file(i).empty();
+    points_.push_back({file_index, known ? positions.byte_offset(i) : 0});
   }
-  for (int64_t r = 0; r < n; ++r) {
-    auto i = static_cast<size_t>(r);
-    change::SourcePosition pos =
-        i < batch.positions.size() ? std::move(batch.positions[i]) : change::SourcePosition{};
-    if (pos.file.empty()) pos.file = file;
-    points_.push_back({file_index, pos.byte_offset});
-    positions_.push_back(std::move(pos));
-    raw_.push_back(i < batch.raw.size() ? std::move(batch.raw[i]) : std::string());
+  // The first rows held take the batch's lists over (a batch of one file is usually whole).
+  if (positions_.empty() && all_placed) {
+    positions_ = std::move(batch.positions);
+  } else {
+    for (size_t i = 0; i < un; ++i) {
+      if (i >= positions.size()) {
+        positions_.Add(file, 0, 0, 0);
+        continue;
+      }
+      const std::string_view own = positions.file(i);
+      positions_.Add(own.empty() ? std::string_view(file) : own, positions.line(i),
+                     positions.byte_offset(i), positions.byte_end(i));
+    }
+  }
+  if (raw_.empty() && batch.raw.size() == un) {
+    raw_ = std::move(batch.raw);
+  } else {
+    for (size_t i = 0; i < un; ++i) raw_.push_back(i < batch.raw.size() ? batch.raw[i] : "");
   }
   for (change::RejectedRecord& rec : batch.rejected) {
     if (rec.position.file.empty()) rec.position.file = file;
@@ -105,11 +119,8 @@ change::ChangeBatch PendingRows::Take(int64_t n) {
   out.rows = data::RecordBatch(data::Schema(fields_), std::move(taken));
   out.rows.set_num_rows(n);
   last_taken_ = n > 0 ? points_[un - 1] : ReadPoint{};
-  out.positions.assign(std::make_move_iterator(positions_.begin()),
-                       std::make_move_iterator(positions_.begin() + n));
-  positions_.erase(positions_.begin(), positions_.begin() + n);
-  out.raw.assign(std::make_move_iterator(raw_.begin()), std::make_move_iterator(raw_.begin() + n));
-  raw_.erase(raw_.begin(), raw_.begin() + n);
+  out.positions = positions_.TakeFront(un);
+  out.raw = raw_.TakeFront(un);
   // Rejected records read before the first row that stays go with these rows.
   std::vector<change::RejectedRecord> rejected_kept;
   std::vector<ReadPoint> points_kept;

@@ -54,9 +54,9 @@ class PendingRows {
   std::vector<data::Field> fields_;
   std::vector<data::Column> columns_;
   int64_t rows_ = 0;
-  std::vector<change::SourcePosition> positions_;
+  change::PositionList positions_;
   std::vector<ReadPoint> points_;  // one per row
-  std::vector<std::string> raw_;
+  change::RawTexts raw_;
   std::vector<change::RejectedRecord> rejected_;
   std::vector<ReadPoint> rejected_points_;
   // Empty while no source has marked a cell; else one mark per row for each field.

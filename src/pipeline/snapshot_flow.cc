@@ -115,7 +115,7 @@ void AppendBatch(change::ChangeBatch* into, change::ChangeBatch&& from) {
   for (size_t c = 0; c < into->rows.num_columns(); ++c) {
     into->rows.mutable_column(c).AppendColumn(from.rows.column(c));
   }
-  into->positions.insert(into->positions.end(), from.positions.begin(), from.positions.end());
+  into->positions.Append(from.positions);
 }
 
 // Where the flow stands: the last applied snapshot and the state to compare the next with.

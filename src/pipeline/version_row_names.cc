@@ -16,12 +16,13 @@ void NameRowsByVersion(const std::string& table, const std::vector<int64_t>& ver
     const int64_t v = versions[r];
     ordinal = v == current ? ordinal + 1 : 0;
     current = v;
-    change::SourcePosition& p = batch->positions[r];
-    if (!p.file.empty() || p.byte_offset != 0 || p.line != 0) continue;  // its own
+    const change::PositionList& positions = batch->positions;
+    if (!positions.file(r).empty() || positions.byte_offset(r) != 0 || positions.line(r) != 0) {
+      continue;  // its own
+    }
     char padded[32];
     std::snprintf(padded, sizeof padded, "%020lld", static_cast<long long>(v));
-    p.file = table + "@v" + padded;
-    p.byte_offset = ordinal;
+    batch->positions.Set(r, change::SourcePosition{table + "@v" + padded, 0, ordinal, 0});
   }
 }
 

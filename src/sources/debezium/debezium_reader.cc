@@ -271,8 +271,8 @@ void DebeziumReaderImpl::AppendRow(const RecordFramer::Record& record, uint64_t 
   } else {
     table.AppendBytes(decoder_->source_table());
   }
-  batch_.positions.push_back(change::SourcePosition{
-      path_, record.line, static_cast<int64_t>(record.offset), static_cast<int64_t>(end)});
+  batch_.positions.Add(path_, record.line, static_cast<int64_t>(record.offset),
+                       static_cast<int64_t>(end));
   if (options_.keep_row_text) {
     batch_.raw.emplace_back(record.text.substr(0, decoder_->consumed()));
   } else {

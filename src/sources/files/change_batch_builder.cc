@@ -66,8 +66,8 @@ void ChangeBatchBuilder::Start() {
 void ChangeBatchBuilder::AddRow(const std::vector<StagedCell>& cells, std::string_view raw,
                                 int64_t line, uint64_t offset, uint64_t end) {
   for (size_t c = 0; c < cells.size(); ++c) AppendCell(cells[c], &batch_.rows.mutable_column(c));
-  batch_.positions.push_back(Position(line, offset, end));
-  batch_.raw.emplace_back(raw);
+  batch_.positions.Add(path_, line, static_cast<int64_t>(offset), static_cast<int64_t>(end));
+  batch_.raw.push_back(raw);
   ++rows_;
 }
 

@@ -38,8 +38,9 @@ inline Result<ReadOutcome> ReadAll(ChangeFileReader& reader) {
     EXPECT_EQ(batch->raw.size(), static_cast<size_t>(batch->rows.num_rows()));
     out.batch_sizes.push_back(batch->rows.num_rows());
     for (int64_t i = 0; i < batch->rows.num_rows(); ++i) out.rows.push_back(batch->rows.GetRow(i));
-    out.positions.insert(out.positions.end(), batch->positions.begin(), batch->positions.end());
-    out.raw.insert(out.raw.end(), batch->raw.begin(), batch->raw.end());
+    for (size_t i = 0; i < batch->positions.size(); ++i)
+      out.positions.push_back(batch->positions[i]);
+    for (size_t i = 0; i < batch->raw.size(); ++i) out.raw.emplace_back(batch->raw[i]);
     out.rejected.insert(out.rejected.end(), batch->rejected.begin(), batch->rejected.end());
   }
   return out;
@@ -62,7 +63,7 @@ inline void DescribeBatch(const change::ChangeBatch& b, std::vector<std::string>
     const change::SourcePosition& p = b.positions[i];
     line += " @" + std::to_string(p.line) + ":" + std::to_string(p.byte_offset) + "-" +
             std::to_string(p.byte_end) + " " + p.file;
-    if (i < b.raw.size()) line += " " + b.raw[i];
+    if (i < b.raw.size()) line += " " + std::string(b.raw[i]);
     rows->push_back(std::move(line));
   }
   for (const change::RejectedRecord& j : b.rejected) {

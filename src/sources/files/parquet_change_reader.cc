@@ -195,9 +195,9 @@ Result<std::optional<change::ChangeBatch>> ParquetChangeReader::Next() {
   batch.positions.reserve(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
     const int64_t ordinal = group_first_row_ + start + i;
-    batch.positions.push_back(change::SourcePosition{path_, ordinal + 1, ordinal});
+    batch.positions.Add(path_, ordinal + 1, ordinal, 0);
   }
-  batch.raw.assign(static_cast<size_t>(count), std::string());
+  batch.raw.AddEmpty(static_cast<size_t>(count));
   return std::optional<change::ChangeBatch>(std::move(batch));
 }
 

@@ -277,7 +277,7 @@ TEST(KafkaReader, APatternFindsTopicsCreatedLaterAndReadsThemFromTheirStart) {
             std::string::npos);
   batches = ReadAll(**second);
   ASSERT_EQ(batches.size(), 1u);
-  EXPECT_EQ(batches[0].rows.positions.at(0).file, "shop.public.c/1");
+  EXPECT_EQ(batches[0].rows.positions[0].file, "shop.public.c/1");
   EXPECT_EQ(batches.back().end.ToString(), "shop.public.a[0]@1 shop.public.c[0]@0 [1]@1");
 }
 

@@ -138,8 +138,8 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
       if (!batch) break;
       DebeziumPiece piece;
       size_t last_line = 0;
-      for (const change::SourcePosition& p : batch->positions) {
-        last_line = std::max(last_line, static_cast<size_t>(p.line));
+      for (size_t i = 0; i < batch->positions.size(); ++i) {
+        last_line = std::max(last_line, static_cast<size_t>(batch->positions.line(i)));
       }
       for (const change::RejectedRecord& r : batch->rejected) {
         last_line = std::max(last_line, static_cast<size_t>(r.position.line));
@@ -157,13 +157,13 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
       const bool no_rows = batch->positions.empty();
       Column topic(DataType::String()), partition(DataType::Int32()), offset(DataType::Int64()),
           timestamp(DataType::Timestamp());
-      for (change::SourcePosition& p : batch->positions) {
-        const KafkaRecord& r = record_of(p);
+      for (size_t i = 0; i < batch->positions.size(); ++i) {
+        const KafkaRecord& r = record_of(batch->positions[i]);
         topic.AppendBytes(r.topic);
         partition.Append<int32_t>(r.partition);
         offset.Append<int64_t>(r.offset);
         AppendTimestamp(timestamp, r.timestamp_ms);
-        p = PositionOf(r);
+        batch->positions.Set(i, PositionOf(r));
       }
       std::vector<Field> all = fields.fields();
       const auto& names = KafkaColumns();

@@ -189,7 +189,7 @@ change::ChangeBatch SqlServerCdcReaderImpl::Decode(change::ChangeBatch in) {
     size_t ri = static_cast<size_t>(r);
     if (!DecodeRow(in.rows, r, &row, &reason)) {
       out.rejected.push_back(
-          change::RejectedRecord{std::move(in.raw[ri]), std::move(in.positions[ri]), reason});
+          change::RejectedRecord{std::string(in.raw[ri]), in.positions[ri], reason});
       continue;
     }
     if (row.operation == kOpBeforeImage) {
@@ -250,8 +250,12 @@ change::ChangeBatch SqlServerCdcReaderImpl::Decode(change::ChangeBatch in) {
   out.raw.reserve(rows.size());
   for (const DecodedRow& d : rows) {
     size_t ri = static_cast<size_t>(d.row);
-    out.positions.push_back(std::move(in.positions[ri]));
-    out.raw.push_back(std::move(in.raw[ri]));
+    if (ri < in.positions.size()) {
+      out.positions.AddFrom(in.positions, ri);
+    } else {
+      out.positions.push_back(change::SourcePosition());
+    }
+    out.raw.push_back(ri < in.raw.size() ? in.raw[ri] : std::string_view());
   }
   return out;
 }

@@ -93,8 +93,9 @@ Result<Outcome> ReadCdc(std::string_view text, SqlServerCdcOptions options,
       }
       out.seq_keys.push_back(std::move(key));
     }
-    out.positions.insert(out.positions.end(), batch->positions.begin(), batch->positions.end());
-    out.raw.insert(out.raw.end(), batch->raw.begin(), batch->raw.end());
+    for (size_t i = 0; i < batch->positions.size(); ++i)
+      out.positions.push_back(batch->positions[i]);
+    for (size_t i = 0; i < batch->raw.size(); ++i) out.raw.emplace_back(batch->raw[i]);
     out.rejected.insert(out.rejected.end(), batch->rejected.begin(), batch->rejected.end());
   }
   out.counts = reader->counts();

@@ -1,0 +1,199 @@
+// PositionList and RawTexts: per-row origins in packed form.
+#include "change/row_origins.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace cdclake::change {
+
+PositionList::PositionList(std::initializer_list<SourcePosition> positions) {
+  for (const SourcePosition& p : positions) push_back(p);
+}
+
+PositionList::PositionList(const PositionList& other)
+    : files_(other.files_), entries_(other.entries_) {}
+
+PositionList& PositionList::operator=(const PositionList& other) {
+  if (this != &other) {
+    files_ = other.files_;
+    file_ids_.clear();
+    entries_ = other.entries_;
+  }
+  return *this;
+}
+
+void PositionList::clear() {
+  files_.clear();
+  file_ids_.clear();
+  entries_.clear();
+}
+
+uint32_t PositionList::FileId(std::string_view file) {
+  if (files_.empty()) files_.emplace_back();
+  if (file.empty()) return 0;
+  // Rows come in runs of one file: the last one added is the likeliest.
+  if (!entries_.empty() && files_[entries_.back().file] == file) return entries_.back().file;
+  constexpr size_t kSearchedUpTo = 16;
+  if (files_.size() <= kSearchedUpTo) {
+    for (size_t f = files_.size(); f-- > 1;) {
+      if (files_[f] == file) return static_cast<uint32_t>(f);
+    }
+  } else {
+    if (file_ids_.empty()) {
+      for (size_t f = 1; f < files_.size(); ++f) file_ids_[files_[f]] = static_cast<uint32_t>(f);
+    }
+    if (auto it = file_ids_.find(file); it != file_ids_.end()) return it->second;
+  }
+  // The map's keys view the names in files_: a reallocation moves short names (kept inside
+  // their std::string), so it is rebuilt after one.
+  const size_t capacity = files_.capacity();
+  files_.emplace_back(file);
+  const auto id = static_cast<uint32_t>(files_.size() - 1);
+  if (files_.capacity() != capacity) {
+    file_ids_.clear();
+  } else if (!file_ids_.empty()) {
+    file_ids_[files_.back()] = id;
+  }
+  return id;
+}
+
+void PositionList::Add(std::string_view file, int64_t line, int64_t byte_offset, int64_t byte_end) {
+  entries_.push_back(Entry{FileId(file), line, byte_offset, byte_end});
+}
+
+void PositionList::AddFrom(const PositionList& other, size_t i) {
+  const Entry& e = other.entries_[i];
+  Add(other.files_[e.file], e.line, e.byte_offset, e.byte_end);
+}
+
+void PositionList::Append(const PositionList& other) {
+  if (entries_.empty() && &other != this) {
+    *this = other;
+    return;
+  }
+  entries_.reserve(entries_.size() + other.size());
+  for (size_t i = 0; i < other.size(); ++i) AddFrom(other, i);
+}
+
+void PositionList::resize(size_t n) {
+  if (files_.empty()) files_.emplace_back();
+  entries_.resize(n);
+}
+
+void PositionList::Set(size_t i, const SourcePosition& p) {
+  entries_[i] = Entry{FileId(p.file), p.line, p.byte_offset, p.byte_end};
+}
+
+const SourcePosition PositionList::operator[](size_t i) const {
+  const Entry& e = entries_[i];
+  return SourcePosition{files_[e.file], e.line, e.byte_offset, e.byte_end};
+}
+
+void PositionList::Keep(const std::vector<int64_t>& keep) {
+  if (entries_.empty()) return;
+  std::vector<Entry> kept;
+  kept.reserve(keep.size());
+  for (int64_t i : keep) {
+    if (static_cast<size_t>(i) < entries_.size()) kept.push_back(entries_[static_cast<size_t>(i)]);
+  }
+  entries_ = std::move(kept);
+}
+
+PositionList PositionList::TakeFront(size_t n) {
+  n = std::min(n, entries_.size());
+  PositionList front;
+  if (n == entries_.size()) {
+    std::swap(front, *this);
+    return front;
+  }
+  front.files_ = files_;
+  front.entries_.assign(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(n));
+  entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(n));
+  return front;
+}
+
+RawTexts::RawTexts(std::initializer_list<std::string_view> texts) {
+  for (std::string_view t : texts) push_back(t);
+}
+
+RawTexts& RawTexts::operator=(const RawTexts& other) {
+  if (this != &other) {
+    clear();
+    Append(other);
+  }
+  return *this;
+}
+
+void RawTexts::clear() {
+  blocks_.clear();
+  block_sizes_.clear();
+  used_ = 0;
+  spans_.clear();
+}
+
+void RawTexts::push_back(std::string_view text) {
+  if (text.empty()) {
+    spans_.push_back(Span{});
+    return;
+  }
+  if (blocks_.empty() || block_sizes_.back() - used_ < text.size()) {
+    const size_t size = std::max(kBlockBytes, text.size());
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    block_sizes_.push_back(size);
+    used_ = 0;
+  }
+  std::memcpy(blocks_.back().get() + used_, text.data(), text.size());
+  spans_.push_back(Span{static_cast<uint32_t>(blocks_.size() - 1),
+                        static_cast<uint32_t>(text.size()), static_cast<uint64_t>(used_)});
+  used_ += text.size();
+}
+
+void RawTexts::AddEmpty(size_t n) {
+  spans_.resize(spans_.size() + n);
+}
+
+void RawTexts::Append(const RawTexts& other) {
+  spans_.reserve(spans_.size() + other.size());
+  for (size_t i = 0; i < other.size(); ++i) push_back(other[i]);
+}
+
+std::string_view RawTexts::operator[](size_t i) const {
+  const Span& s = spans_[i];
+  if (s.length == 0) return {};
+  return std::string_view(blocks_[s.block].get() + s.offset, s.length);
+}
+
+std::vector<std::string> RawTexts::ToStrings() const {
+  std::vector<std::string> out;
+  out.reserve(size());
+  for (size_t i = 0; i < size(); ++i) out.emplace_back((*this)[i]);
+  return out;
+}
+
+void RawTexts::Keep(const std::vector<int64_t>& keep) {
+  if (spans_.empty()) return;
+  RawTexts kept;
+  kept.reserve(keep.size());
+  for (int64_t i : keep) {
+    if (static_cast<size_t>(i) < spans_.size()) kept.push_back((*this)[static_cast<size_t>(i)]);
+  }
+  *this = std::move(kept);
+}
+
+RawTexts RawTexts::TakeFront(size_t n) {
+  n = std::min(n, spans_.size());
+  RawTexts front;
+  if (n == spans_.size()) {
+    std::swap(front, *this);
+    return front;
+  }
+  RawTexts back;
+  front.reserve(n);
+  back.reserve(spans_.size() - n);
+  for (size_t i = 0; i < n; ++i) front.push_back((*this)[i]);
+  for (size_t i = n; i < spans_.size(); ++i) back.push_back((*this)[i]);
+  *this = std::move(back);
+  return front;
+}
+
+}  // namespace cdclake::change
