@@ -212,9 +212,22 @@ def as_operand(value):
     return value._operand() if isinstance(value, Column) else literal(value)
 
 
+def column_ref(name):
+    """A column named as Spark's col() names it: `a.b` is field b of struct column a (as in
+    `_metadata.file_path`); backquotes keep a dot inside a name (`` `a.b` ``)."""
+    name = str(name)
+    if len(name) > 1 and name.startswith("`") and name.endswith("`"):
+        inner = name[1:-1].replace("``", "`")
+        return Column(ident(inner), inner)
+    parts = name.split(".")
+    if len(parts) > 1 and "`" not in name and all(parts):
+        return Column(".".join(ident(p) for p in parts), parts[-1])
+    return Column(ident(name), name)
+
+
 def as_column(value):
     """A column given as a Column or a name."""
-    return value if isinstance(value, Column) else Column(ident(value), str(value))
+    return value if isinstance(value, Column) else column_ref(value)
 
 
 def condition_sql(value, what):

@@ -17,6 +17,7 @@
 #include "pipeline/append_writer.h"
 #include "pipeline/batch_source.h"
 #include "pipeline/bronze_columns.h"
+#include "pipeline/file_metadata.h"
 #include "pipeline/flow_checkpoint.h"
 #include "pipeline/flow_position.h"
 #include "pipeline/schema_policy.h"
@@ -49,7 +50,16 @@ std::optional<change::SourcePosition> LastPosition(const change::ChangeBatch& ba
     if (p.file.empty()) return;
     if (!last || apply::SortsBefore(*last, p)) last = p;
   };
-  for (const change::SourcePosition& p : batch.positions) consider(p);
+  // A row's position is built only when it sorts after the latest so far.
+  for (size_t i = 0; i < batch.positions.size(); ++i) {
+    const std::string_view file = batch.positions.file(i);
+    if (file.empty()) continue;
+    if (last) {
+      const int c = std::string_view(last->file).compare(file);
+      if (c > 0 || (c == 0 && batch.positions.byte_offset(i) <= last->byte_offset)) continue;
+    }
+    consider(batch.positions[i]);
+  }
   for (const change::RejectedRecord& r : batch.rejected) consider(r.position);
   return last;
 }
@@ -129,12 +139,22 @@ std::string TableIdOf(io::FileSystem& fs, const std::string& folder) {
 
 // The flow's views and SELECT over `rows`; with `counts`, each view's expectations checked on
 // what it yields (without: only looking, as planning's check of the first rows does).
-Result<change::ChangeBatch> Transform(const FlowPlan& flow, change::ChangeBatch rows,
+Result<change::ChangeBatch> Transform(const io::FileSystem& fs, const FlowPlan& flow,
+                                      change::ChangeBatch rows,
                                       std::vector<ExpectationCount>* counts = nullptr,
                                       int64_t* dropped = nullptr) {
   const auto& transforms = flow.source.transforms;
   for (size_t i = 0; i < transforms.size(); ++i) {
-    CDCLAKE_ASSIGN_OR_RETURN(rows, ApplySelect(transforms[i], std::move(rows)));
+    // Files' hidden `_metadata`, for the query that reads them when it names the column (a
+    // file's own column of that name wins, as in Databricks).
+    std::vector<std::string> hidden;
+    if (i == 0 && flow.source.kind == SourcePlan::Kind::kFiles &&
+        rows.rows.schema().FieldIndex(kFileMetadataColumn) < 0 &&
+        ReadsFileMetadata(transforms[0])) {
+      CDCLAKE_ASSIGN_OR_RETURN(rows, AddFileMetadata(fs, std::move(rows)));
+      hidden.emplace_back(kFileMetadataColumn);
+    }
+    CDCLAKE_ASSIGN_OR_RETURN(rows, ApplySelect(transforms[i], std::move(rows), hidden));
     if (counts == nullptr) continue;
     for (const SourcePlan::ViewExpectations& v : flow.source.view_expectations) {
       if (v.after_transform != i) continue;
@@ -209,7 +229,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     change::ChangeBatch rows = std::move(input->rows);
     if (add_bronze_columns) rows = AddBronzeColumns(std::move(rows), NowMs(execution) * 1000);
     std::optional<change::SourcePosition> last = LastPosition(rows);
-    CDCLAKE_ASSIGN_OR_RETURN(rows, Transform(flow, std::move(rows), &report.expectations,
+    CDCLAKE_ASSIGN_OR_RETURN(rows, Transform(fs, flow, std::move(rows), &report.expectations,
                                              &report.dropped_by_expectations));
     if (flow.kind == FlowPlan::Kind::kIngest && flow.declared_schema) {
       CDCLAKE_ASSIGN_OR_RETURN(
@@ -443,7 +463,7 @@ Result<std::optional<change::ChangeBatch>> PeekSource(io::FileSystem& fs, const 
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<InputBatch> input, source->Next());
   if (!input || input->rows.rows.num_rows() == 0) return std::optional<change::ChangeBatch>();
-  CDCLAKE_ASSIGN_OR_RETURN(change::ChangeBatch rows, Transform(flow, std::move(input->rows)));
+  CDCLAKE_ASSIGN_OR_RETURN(change::ChangeBatch rows, Transform(fs, flow, std::move(input->rows)));
   if (rows.rows.num_rows() == 0) return std::optional<change::ChangeBatch>();
   return std::optional<change::ChangeBatch>(std::move(rows));
 }

@@ -26,8 +26,8 @@ std::string NameOf(const sql::SelectItem& item) {
   return e.ToString();
 }
 
-Result<std::vector<OutputColumn>> Outputs(const sql::SelectQuery& query,
-                                          const data::Schema& input) {
+Result<std::vector<OutputColumn>> Outputs(const sql::SelectQuery& query, const data::Schema& input,
+                                          const std::vector<std::string>& hidden) {
   std::vector<OutputColumn> out;
   for (const sql::SelectItem& item : query.items) {
     if (item.kind == sql::SelectItem::Kind::kStar) {
@@ -53,6 +53,7 @@ Result<std::vector<OutputColumn>> Outputs(const sql::SelectQuery& query,
       for (size_t i = 0; i < input.num_fields(); ++i) {
         const std::string& name = input.field(i).name;
         if (excepted.count(ToLower(name)) > 0) continue;
+        if (std::find(hidden.begin(), hidden.end(), name) != hidden.end()) continue;
         out.push_back({name, static_cast<int>(i), nullptr, {}});
       }
       continue;
@@ -120,10 +121,11 @@ sql::SelectQuery Resolved(const sql::SelectQuery& query, const data::Schema& inp
 
 }  // namespace
 
-Result<data::Schema> SelectSchema(const sql::SelectQuery& written, const data::Schema& input) {
+Result<data::Schema> SelectSchema(const sql::SelectQuery& written, const data::Schema& input,
+                                  const std::vector<std::string>& hidden) {
   const sql::SelectQuery query = Resolved(written, input);
   if (query.where) CDCLAKE_RETURN_IF_ERROR(data::ValidatePredicate(*query.where, input));
-  CDCLAKE_ASSIGN_OR_RETURN(std::vector<OutputColumn> outputs, Outputs(query, input));
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<OutputColumn> outputs, Outputs(query, input, hidden));
   std::vector<data::Field> fields;
   for (const OutputColumn& c : outputs) {
     if (c.source >= 0) {
@@ -136,8 +138,8 @@ Result<data::Schema> SelectSchema(const sql::SelectQuery& written, const data::S
   return data::Schema(std::move(fields));
 }
 
-Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written,
-                                        change::ChangeBatch batch) {
+Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written, change::ChangeBatch batch,
+                                        const std::vector<std::string>& hidden) {
   const sql::SelectQuery query = Resolved(written, batch.rows.schema());
   if (query.where) {
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<uint8_t> keep,
@@ -151,7 +153,7 @@ Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written,
     }
   }
   const data::Schema& input = batch.rows.schema();
-  CDCLAKE_ASSIGN_OR_RETURN(std::vector<OutputColumn> outputs, Outputs(query, input));
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<OutputColumn> outputs, Outputs(query, input, hidden));
   const int64_t n = batch.rows.num_rows();
   std::vector<data::Field> fields;
   std::vector<data::Column> columns;

@@ -1,10 +1,10 @@
 """pyspark.sql.functions: the functions that become cdclake SQL expressions."""
 
-from cdclake_pipeline import Column, Unsupported, as_sql, ident
+from cdclake_pipeline import Column, Unsupported, as_sql, column_ref, ident
 
 
 def col(name):
-    return Column(ident(name), str(name))
+    return column_ref(name)
 
 
 column = col

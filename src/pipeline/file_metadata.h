@@ -1,0 +1,28 @@
+// FileMetadata: Databricks' hidden `_metadata` column of file sources (the path, name, size and
+// modification time of the file each row came from), added where a query reads it.
+#pragma once
+
+#include "base/result.h"
+#include "change/change_batch.h"
+#include "data/data_type.h"
+#include "io/file_system.h"
+#include "sql/pipeline_ast.h"
+
+namespace cdclake::pipeline {
+
+inline constexpr char kFileMetadataColumn[] = "_metadata";
+
+/// STRUCT<file_path STRING, file_name STRING, file_size BIGINT, file_modification_time
+/// TIMESTAMP>.
+data::TypePtr FileMetadataType();
+
+/// Whether `query` names `_metadata` (the column or a field of it, in its list or its WHERE);
+/// `*` does not: the column is hidden.
+bool ReadsFileMetadata(const sql::SelectQuery& query);
+
+/// `batch` with a `_metadata` column: each row's file (its position's), its name, and the size
+/// and modification time the file has now (each file looked at once). NULL for a row without a
+/// file. REQUIRES: `batch` has no column of that name.
+Result<change::ChangeBatch> AddFileMetadata(const io::FileSystem& fs, change::ChangeBatch batch);
+
+}  // namespace cdclake::pipeline
