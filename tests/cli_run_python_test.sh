@@ -241,5 +241,36 @@ printf 'import sys\nsys.exit(0)\n' > quits.py
 rc=0; out=$("$bin" run quits.py --warehouse ../odd_lake3 2>&1) || rc=$?
 expect_eq "$rc" "2" "sys.exit: exit code: "
 expect_in "$out" "the file called sys.exit(0)"
+
+# StructType schemas: a declared table's columns (NOT NULL from nullable=False, a comment) and a
+# reader's column types, as their DDL strings would give them.
+cat > typed.py <<'PY'
+from pyspark import pipelines as dp
+from pyspark.sql.types import DecimalType, LongType, StringType, StructField, StructType
+
+dp.create_streaming_table("typed", schema=StructType([
+    StructField("id", LongType(), False, {"comment": "the key"}),
+    StructField("amount", DecimalType(10, 2)),
+    StructField("name", StringType())]))
+
+@dp.append_flow(target="typed")
+def load():
+    return (spark.readStream.format("csv").option("header", "true")
+            .schema(StructType().add("id", LongType(), False).add("amount", "double")
+                    .add("name", StringType()))
+            .load(spark.conf.get("landing")))
+PY
+printf 'id,amount,name
+1,2.5,a
+2,3.25,b
+' > typed.csv
+out=$("$bin" run typed.py --warehouse ../typed_lake --var "landing=$work/odd/typed.csv" 2>&1) ||
+  fail "typed.py: $out"
+schema=$("$bin" schema ../typed_lake/default/typed)
+expect_in "$schema" "id bigint not null"
+expect_in "$schema" "amount decimal(10,2)"
+expect_eq "$("$bin" show ../typed_lake/default/typed --format csv --columns id,amount,name --order-by id)" 'id,amount,name
+1,2.50,a
+2,3.25,b' "typed.py: "
 cd ..
 echo "ok: Python pipelines"

@@ -189,8 +189,11 @@ class Column:
         return Column(f"({self._operand()} IN ({', '.join(as_operand(v) for v in values)}))")
 
     def cast(self, type_name):
+        if hasattr(type_name, "simpleString"):  # a pyspark.sql.types type
+            type_name = type_name.sql()
         if not isinstance(type_name, str):
-            raise Unsupported("Column.cast with a type object", "give the type as a string")
+            raise Unsupported(f"Column.cast to {type(type_name).__name__}",
+                              "give the type as a string or a pyspark.sql.types type")
         return Column(f"CAST({self._operand()} AS {type_name})")
 
     def alias(self, name):
@@ -391,6 +394,16 @@ _IGNORED_OPTIONS = {"cloudfiles.schemalocation", "cloudfiles.maxfilespertrigger"
                     "maxfilespertrigger", "cloudfiles.maxbytespertrigger", "maxbytespertrigger"}
 
 
+def schema_ddl(schema, nullability=True):
+    """A schema given as a DDL string or a pyspark.sql.types StructType, as DDL."""
+    if isinstance(schema, str):
+        return schema
+    if hasattr(schema, "ddl") and hasattr(schema, "fields"):
+        return schema.ddl(nullability)
+    raise Unsupported(f"a schema given as {type(schema).__name__}",
+                      "give a StructType or a DDL string such as 'id BIGINT, name STRING'")
+
+
 def _schema_names(ddl):
     """The column names of a DDL schema string ("id BIGINT, s STRUCT<a: INT>" -> id, s)."""
     out, depth, part = [], 0, ""
@@ -434,9 +447,8 @@ class DataReader:
         return self
 
     def schema(self, schema):
-        if not isinstance(schema, str):
-            raise Unsupported("schema given as a StructType", "give it as a DDL string")
-        self._schema = schema
+        # A reader's schema types the columns; Spark does not enforce its nullability on files.
+        self._schema = schema_ddl(schema, nullability=False)
         return self
 
     def _flag(self, key):
@@ -579,8 +591,8 @@ def add_table(name, query=None, comment=None, schema=None, table_properties=None
     if query is not None and not query.isStreaming:
         raise Unsupported(f"table '{name}' from a batch read (a materialized view)",
                           "read the source with spark.readStream or dp.read_stream")
-    if schema is not None and not isinstance(schema, str):
-        raise Unsupported("schema given as a StructType", "give it as a DDL string")
+    if schema is not None:
+        schema = schema_ddl(schema)
     inside = ([schema] if schema else []) + _constraints(expectations)
     text = f"CREATE OR REFRESH STREAMING TABLE {table_name(name)}"
     if inside:
