@@ -39,6 +39,9 @@ def ident(name):
     if isinstance(name, Column):
         if name._name is None:
             raise Unsupported(f"the expression {name.sql()} where a column name is needed")
+        if name._field:
+            raise Unsupported(f"the field {name.sql()} where a column name is needed",
+                              "name a column of the source (backquotes keep a dot in a name)")
         name = name._name
     name = str(name)
     if _SIMPLE.match(name) and name.lower() not in _KEYWORDS:
@@ -89,6 +92,7 @@ class Column:
         self._sql = sql
         self._name = name  # the output name when it is a plain column or aliased
         self._raw = raw  # expr('...') text: parenthesised when an operator takes it
+        self._field = False  # col('a.b'): a field of struct column a (column_ref)
 
     def sql(self):
         return self._sql
@@ -215,17 +219,54 @@ def as_operand(value):
     return value._operand() if isinstance(value, Column) else literal(value)
 
 
+def _name_parts(name):
+    """Spark's reading of a column name: parts split at dots outside backquotes, a backquoted
+    part taken as it is (`` ` `` doubled inside); None when the name is not well formed."""
+    parts, part, i, quoted_part = [], "", 0, False
+    while i < len(name):
+        ch = name[i]
+        if ch == "`" and not part and not quoted_part:
+            end = i + 1
+            text = ""
+            while end < len(name):
+                if name[end] == "`":
+                    if end + 1 < len(name) and name[end + 1] == "`":
+                        text += "`"
+                        end += 2
+                        continue
+                    break
+                text += name[end]
+                end += 1
+            if end >= len(name):
+                return None  # no closing backquote
+            part, quoted_part, i = text, True, end + 1
+            continue
+        if ch == ".":
+            if not part and not quoted_part:
+                return None
+            parts.append(part)
+            part, quoted_part = "", False
+        elif quoted_part:
+            return None  # characters after a closing backquote
+        else:
+            part += ch
+        i += 1
+    if not part and not quoted_part:
+        return None
+    parts.append(part)
+    return parts
+
+
 def column_ref(name):
     """A column named as Spark's col() names it: `a.b` is field b of struct column a (as in
-    `_metadata.file_path`); backquotes keep a dot inside a name (`` `a.b` ``)."""
+    `_metadata.file_path`); backquotes keep a dot inside a name (`` `a.b` ``, `` a.`b.c` ``)."""
     name = str(name)
-    if len(name) > 1 and name.startswith("`") and name.endswith("`"):
-        inner = name[1:-1].replace("``", "`")
-        return Column(ident(inner), inner)
-    parts = name.split(".")
-    if len(parts) > 1 and "`" not in name and all(parts):
-        return Column(".".join(ident(p) for p in parts), parts[-1])
-    return Column(ident(name), name)
+    parts = _name_parts(name)
+    if parts is None:
+        return Column(ident(name), name)
+    column = Column(".".join(ident(p) for p in parts), parts[-1])
+    column._field = len(parts) > 1  # a field of a struct column, not a column of its own
+    return column
 
 
 def as_column(value):

@@ -63,5 +63,21 @@ class Types(unittest.TestCase):
         self.assertIn("schema => 'id BIGINT'", frame.sql())
 
 
+class DottedNames(unittest.TestCase):
+    def test_fields_and_backquotes(self):
+        self.assertEqual(col("_metadata.file_path").sql(), "_metadata.file_path")
+        self.assertEqual(col("`a.b`").sql(), "`a.b`")
+        self.assertEqual(col("a.`b.c`").sql(), "a.`b.c`")
+        self.assertEqual(col("`a`.b").sql(), "a.b")
+        self.assertEqual(col("`x``y`").sql(), "`x``y`")
+        self.assertEqual(col("plain").sql(), "plain")
+        from pyspark.sql.functions import struct
+        self.assertEqual(struct("s.a", col("_metadata.file_name")).sql(),
+                         "STRUCT(s.a, _metadata.file_name)")
+        # A field is not a column name (keys, column lists).
+        with self.assertRaises(Unsupported):
+            cdclake_pipeline.names([col("a.b")], "keys")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -144,8 +144,8 @@ Result<change::ChangeBatch> ConformToDeclared(change::ChangeBatch batch,
         for (auto& [key, value] : more.items()) all[key] = value;
         const auto row = static_cast<size_t>(r);
         if (!all.contains("_file_path") && row < batch.positions.size() &&
-            !batch.positions[row].file.empty()) {
-          all["_file_path"] = batch.positions[row].file;
+            !batch.positions.file(row).empty()) {
+          all["_file_path"] = std::string(batch.positions.file(row));
         }
         merged.AppendBytes(json::Dump(all));
       }

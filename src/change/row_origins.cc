@@ -71,8 +71,9 @@ void PositionList::Append(const PositionList& other) {
     *this = other;
     return;
   }
-  entries_.reserve(entries_.size() + other.size());
-  for (size_t i = 0; i < other.size(); ++i) AddFrom(other, i);
+  const size_t n = other.size();  // `other` may be this list
+  entries_.reserve(entries_.size() + n);
+  for (size_t i = 0; i < n; ++i) AddFrom(other, i);
 }
 
 void PositionList::resize(size_t n) {
@@ -99,6 +100,13 @@ void PositionList::Keep(const std::vector<int64_t>& keep) {
   entries_ = std::move(kept);
 }
 
+PositionList PositionList::Slice(size_t begin, size_t end) const {
+  PositionList out;
+  out.entries_.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) out.AddFrom(*this, i);
+  return out;
+}
+
 PositionList PositionList::TakeFront(size_t n) {
   n = std::min(n, entries_.size());
   PositionList front;
@@ -106,9 +114,10 @@ PositionList PositionList::TakeFront(size_t n) {
     std::swap(front, *this);
     return front;
   }
-  front.files_ = files_;
-  front.entries_.assign(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(n));
-  entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(n));
+  // Both parts keep only the files they name: a list that rows pass through for a whole run
+  // (PendingRows) would otherwise gather every file of the run and copy them all on each take.
+  front = Slice(0, n);
+  *this = Slice(n, entries_.size());
   return front;
 }
 
@@ -137,14 +146,16 @@ void RawTexts::push_back(std::string_view text) {
     return;
   }
   if (blocks_.empty() || block_sizes_.back() - used_ < text.size()) {
-    const size_t size = std::max(kBlockBytes, text.size());
+    const size_t next =
+        blocks_.empty() ? kFirstBlockBytes : std::min(kMostBlockBytes, block_sizes_.back() * 2);
+    const size_t size = std::max(next, text.size());
     blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
     block_sizes_.push_back(size);
     used_ = 0;
   }
   std::memcpy(blocks_.back().get() + used_, text.data(), text.size());
-  spans_.push_back(Span{static_cast<uint32_t>(blocks_.size() - 1),
-                        static_cast<uint32_t>(text.size()), static_cast<uint64_t>(used_)});
+  spans_.push_back(Span{static_cast<uint64_t>(used_), static_cast<uint64_t>(text.size()),
+                        static_cast<uint32_t>(blocks_.size() - 1)});
   used_ += text.size();
 }
 
@@ -153,8 +164,9 @@ void RawTexts::AddEmpty(size_t n) {
 }
 
 void RawTexts::Append(const RawTexts& other) {
-  spans_.reserve(spans_.size() + other.size());
-  for (size_t i = 0; i < other.size(); ++i) push_back(other[i]);
+  const size_t n = other.size();  // `other` may be this list
+  spans_.reserve(spans_.size() + n);
+  for (size_t i = 0; i < n; ++i) push_back(other[i]);
 }
 
 std::string_view RawTexts::operator[](size_t i) const {

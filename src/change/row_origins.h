@@ -88,6 +88,8 @@ class PositionList {
     int64_t byte_end = 0;
   };
   uint32_t FileId(std::string_view file);
+  // Entries [begin, end) in a list of their own, holding only the files they name.
+  PositionList Slice(size_t begin, size_t end) const;
 
   std::vector<std::string> files_;  // files_[0] is "" (no file) once any entry exists
   std::unordered_map<std::string_view, uint32_t> file_ids_;  // of files_, once there are many
@@ -132,11 +134,13 @@ class RawTexts {
 
  private:
   struct Span {
-    uint32_t block = 0;
-    uint32_t length = 0;
     uint64_t offset = 0;
+    uint64_t length = 0;
+    uint32_t block = 0;
   };
-  static constexpr size_t kBlockBytes = 1 << 20;
+  // Blocks start small (a list of a few short texts stays small) and double up to the most.
+  static constexpr size_t kFirstBlockBytes = 4 << 10;
+  static constexpr size_t kMostBlockBytes = 1 << 20;
 
   std::vector<std::unique_ptr<char[]>> blocks_;
   std::vector<size_t> block_sizes_;  // capacity of each block

@@ -91,5 +91,15 @@ TEST(RowOriginsTest, SetResizeAndIteration) {
   EXPECT_EQ(raw, (std::vector<std::string>{"", ""}));
 }
 
+TEST(RowOriginsTest, AppendToItselfDoublesTheList) {
+  PositionList p{{"a", 1, 2, 3}, {"b", 4, 5, 6}};
+  p.Append(p);
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_TRUE(Same(p[3], SourcePosition{"b", 4, 5, 6}));
+  RawTexts raw{"one", "two"};
+  raw.Append(raw);
+  EXPECT_EQ(raw, (std::vector<std::string>{"one", "two", "one", "two"}));
+}
+
 }  // namespace
 }  // namespace cdclake::change

@@ -10,15 +10,18 @@ namespace cdclake::pipeline {
 
 namespace {
 
-bool NamesMetadata(const data::Expr& e) {
-  if (e.kind == data::ExprKind::kColumn) {
-    // `_metadata`, `_metadata.file_path`, or either qualified by the source (`s._metadata`).
-    for (size_t i = 0; i < e.path.size() && i < 2; ++i) {
-      if (ToLower(e.path[i]) == kFileMetadataColumn) return true;
+// `_metadata`, `_metadata.file_path`, or either qualified by the source's alias
+// (`s._metadata`); not a field of that name inside another column (`payload._metadata`).
+bool NamesMetadata(const data::Expr& e, const std::string& alias) {
+  if (e.kind == data::ExprKind::kColumn && !e.path.empty()) {
+    if (ToLower(e.path[0]) == kFileMetadataColumn) return true;
+    if (e.path.size() > 1 && !alias.empty() && ToLower(e.path[0]) == ToLower(alias) &&
+        ToLower(e.path[1]) == kFileMetadataColumn) {
+      return true;
     }
   }
   for (const auto& child : e.children) {
-    if (NamesMetadata(*child)) return true;
+    if (NamesMetadata(*child, alias)) return true;
   }
   return false;
 }
@@ -34,9 +37,16 @@ data::TypePtr FileMetadataType() {
 
 bool ReadsFileMetadata(const sql::SelectQuery& query) {
   for (const sql::SelectItem& item : query.items) {
-    if (item.expression && NamesMetadata(*item.expression)) return true;
+    if (item.expression && NamesMetadata(*item.expression, query.from_alias)) return true;
   }
-  return query.where && NamesMetadata(*query.where);
+  return query.where && NamesMetadata(*query.where, query.from_alias);
+}
+
+bool HasColumnNamedMetadata(const data::Schema& schema) {
+  for (const data::Field& f : schema.fields()) {
+    if (ToLower(f.name) == kFileMetadataColumn) return true;
+  }
+  return false;
 }
 
 Result<change::ChangeBatch> AddFileMetadata(const io::FileSystem& fs, change::ChangeBatch batch) {

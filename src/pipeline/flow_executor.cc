@@ -50,16 +50,21 @@ std::optional<change::SourcePosition> LastPosition(const change::ChangeBatch& ba
     if (p.file.empty()) return;
     if (!last || apply::SortsBefore(*last, p)) last = p;
   };
-  // A row's position is built only when it sorts after the latest so far.
-  for (size_t i = 0; i < batch.positions.size(); ++i) {
-    const std::string_view file = batch.positions.file(i);
+  // The rows' latest found on the packed fields, its position built once.
+  const change::PositionList& positions = batch.positions;
+  std::optional<size_t> latest;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const std::string_view file = positions.file(i);
     if (file.empty()) continue;
-    if (last) {
-      const int c = std::string_view(last->file).compare(file);
-      if (c > 0 || (c == 0 && batch.positions.byte_offset(i) <= last->byte_offset)) continue;
+    if (latest) {
+      const int c = positions.file(*latest).compare(file);
+      if (c > 0 || (c == 0 && positions.byte_offset(i) <= positions.byte_offset(*latest))) {
+        continue;
+      }
     }
-    consider(batch.positions[i]);
+    latest = i;
   }
+  if (latest) consider(positions[*latest]);
   for (const change::RejectedRecord& r : batch.rejected) consider(r.position);
   return last;
 }
@@ -149,8 +154,7 @@ Result<change::ChangeBatch> Transform(const io::FileSystem& fs, const FlowPlan& 
     // file's own column of that name wins, as in Databricks).
     std::vector<std::string> hidden;
     if (i == 0 && flow.source.kind == SourcePlan::Kind::kFiles &&
-        rows.rows.schema().FieldIndex(kFileMetadataColumn) < 0 &&
-        ReadsFileMetadata(transforms[0])) {
+        !HasColumnNamedMetadata(rows.rows.schema()) && ReadsFileMetadata(transforms[0])) {
       CDCLAKE_ASSIGN_OR_RETURN(rows, AddFileMetadata(fs, std::move(rows)));
       hidden.emplace_back(kFileMetadataColumn);
     }

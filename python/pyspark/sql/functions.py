@@ -25,9 +25,10 @@ def struct(*cols):
         cols = tuple(cols[0])
     parts = []
     for c in cols:
-        if isinstance(c, Column) and c._name is not None and c.sql() != ident(c._name):
+        c = c if isinstance(c, Column) else column_ref(c)
+        if c._name is not None and not c._field and c.sql() != ident(c._name):
             raise Unsupported("struct of an aliased expression", "give columns")
-        parts.append(c.sql() if isinstance(c, Column) else ident(c))
+        parts.append(c.sql())
     return Column("STRUCT(" + ", ".join(parts) + ")")
 
 

@@ -130,8 +130,8 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
     options.batch_rows = static_cast<int64_t>(line_record.size()) + 1;
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<ChangeSource> source,
                              OpenChangeSource(fs, path, SourceFormat::kDebezium, options));
-    auto record_of = [&](const change::SourcePosition& p) -> const KafkaRecord& {
-      return records[line_record[static_cast<size_t>(p.line - 1)]];
+    auto record_of = [&](int64_t line) -> const KafkaRecord& {
+      return records[line_record[static_cast<size_t>(line - 1)]];
     };
     for (;;) {
       CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::ChangeBatch> batch, source->Next());
@@ -158,7 +158,7 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
       Column topic(DataType::String()), partition(DataType::Int32()), offset(DataType::Int64()),
           timestamp(DataType::Timestamp());
       for (size_t i = 0; i < batch->positions.size(); ++i) {
-        const KafkaRecord& r = record_of(batch->positions[i]);
+        const KafkaRecord& r = record_of(batch->positions.line(i));
         topic.AppendBytes(r.topic);
         partition.Append<int32_t>(r.partition);
         offset.Append<int64_t>(r.offset);
@@ -183,7 +183,7 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
                                 std::vector<uint8_t>(batch->positions.size(), 0));
       }
       for (change::RejectedRecord& r : batch->rejected) {
-        const KafkaRecord& record = record_of(r.position);
+        const KafkaRecord& record = record_of(r.position.line);
         r.reason = "topic '" + record.topic + "' partition " + std::to_string(record.partition) +
                    " offset " + std::to_string(record.offset) + ": " + r.reason;
         r.position = PositionOf(record);

@@ -194,7 +194,7 @@ Status SnapshotDiff::Impl::AddBatch(const change::ChangeBatch& batch) {
   }
   const data::RecordBatch& rows = batch.rows;
   for (int64_t r = 0; r < rows.num_rows(); ++r) {
-    const int64_t line = static_cast<size_t>(r) < batch.positions.size() ? batch.positions[r].line
+    const int64_t line = static_cast<size_t>(r) < batch.positions.size() ? batch.positions.line(r)
                                                                          : counts_.rows + 1;
     key_buf_.clear();
     rest_buf_.clear();

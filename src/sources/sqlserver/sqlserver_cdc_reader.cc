@@ -188,8 +188,9 @@ change::ChangeBatch SqlServerCdcReaderImpl::Decode(change::ChangeBatch in) {
   for (int64_t r = 0; r < in.rows.num_rows(); ++r) {
     size_t ri = static_cast<size_t>(r);
     if (!DecodeRow(in.rows, r, &row, &reason)) {
-      out.rejected.push_back(
-          change::RejectedRecord{std::string(in.raw[ri]), in.positions[ri], reason});
+      out.rejected.push_back(change::RejectedRecord{
+          ri < in.raw.size() ? std::string(in.raw[ri]) : std::string(),
+          ri < in.positions.size() ? in.positions[ri] : change::SourcePosition(), reason});
       continue;
     }
     if (row.operation == kOpBeforeImage) {
