@@ -6,6 +6,18 @@
 
 namespace cdclake::change {
 
+namespace {
+
+// Room for `extra` more elements, growing by at least half again: a list appended to chunk by
+// chunk would otherwise be copied whole at every append.
+template <typename T>
+void ReserveToAppend(std::vector<T>& v, size_t extra) {
+  const size_t need = v.size() + extra;
+  if (need > v.capacity()) v.reserve(std::max(need, v.capacity() + v.capacity() / 2));
+}
+
+}  // namespace
+
 PositionList::PositionList(std::initializer_list<SourcePosition> positions) {
   for (const SourcePosition& p : positions) push_back(p);
 }
@@ -72,7 +84,7 @@ void PositionList::Append(const PositionList& other) {
     return;
   }
   const size_t n = other.size();  // `other` may be this list
-  entries_.reserve(entries_.size() + n);
+  ReserveToAppend(entries_, n);
   for (size_t i = 0; i < n; ++i) AddFrom(other, i);
 }
 
@@ -165,8 +177,33 @@ void RawTexts::AddEmpty(size_t n) {
 
 void RawTexts::Append(const RawTexts& other) {
   const size_t n = other.size();  // `other` may be this list
-  spans_.reserve(spans_.size() + n);
+  ReserveToAppend(spans_, n);
   for (size_t i = 0; i < n; ++i) push_back(other[i]);
+}
+
+void RawTexts::Append(RawTexts&& other) {
+  if (&other == this) {
+    Append(static_cast<const RawTexts&>(other));
+    return;
+  }
+  if (blocks_.empty() && spans_.empty()) {
+    *this = std::move(other);
+    other.clear();
+    return;
+  }
+  const auto base = static_cast<uint32_t>(blocks_.size());
+  ReserveToAppend(spans_, other.spans_.size());
+  for (Span s : other.spans_) {
+    if (s.length > 0) s.block += base;
+    spans_.push_back(s);
+  }
+  if (!other.blocks_.empty()) {
+    // Later texts go into `other`'s last block, where it left off.
+    for (auto& block : other.blocks_) blocks_.push_back(std::move(block));
+    block_sizes_.insert(block_sizes_.end(), other.block_sizes_.begin(), other.block_sizes_.end());
+    used_ = other.used_;
+  }
+  other.clear();
 }
 
 std::string_view RawTexts::operator[](size_t i) const {

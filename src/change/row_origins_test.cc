@@ -101,5 +101,20 @@ TEST(RowOriginsTest, AppendToItselfDoublesTheList) {
   EXPECT_EQ(raw, (std::vector<std::string>{"one", "two", "one", "two"}));
 }
 
+TEST(RowOriginsTest, AppendingAMovedListTakesItsTextsOver) {
+  RawTexts a{"one", "", "two"};
+  RawTexts b{"three", ""};
+  std::string big(5000, 'x');  // past the first block: `b` holds two blocks
+  b.push_back(big);
+  a.Append(std::move(b));
+  EXPECT_TRUE(b.empty());
+  a.push_back("four");  // goes on in the last block taken over
+  RawTexts empty;
+  a.Append(std::move(empty));
+  RawTexts none;
+  none.Append(std::move(a));
+  EXPECT_EQ(none, (std::vector<std::string>{"one", "", "two", "three", "", big, "four"}));
+}
+
 }  // namespace
 }  // namespace cdclake::change

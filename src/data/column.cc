@@ -181,6 +181,31 @@ void Column::AppendColumn(const Column& other) {
   null_count_ += other.null_count_;
 }
 
+void Column::ReserveForAppend(const std::vector<const Column*>& parts) {
+  size_t values = values_.size();
+  size_t offsets = offsets_.size();
+  size_t bytes = bytes_.size();
+  auto rows = static_cast<size_t>(length_);
+  bool nulls = !validity_.empty();
+  for (const Column* p : parts) {
+    values += p->values_.size();
+    if (!p->offsets_.empty()) offsets += p->offsets_.size() - 1;
+    bytes += p->bytes_.size();
+    rows += static_cast<size_t>(p->length_);
+    nulls = nulls || p->null_count_ > 0;
+  }
+  values_.reserve(values);
+  if (!offsets_.empty()) offsets_.reserve(offsets);
+  bytes_.reserve(bytes);
+  if (nulls) validity_.reserve(rows);  // still empty while no slot is null
+  for (size_t c = 0; c < children_.size(); ++c) {
+    std::vector<const Column*> kids;
+    kids.reserve(parts.size());
+    for (const Column* p : parts) kids.push_back(&p->children_[c]);
+    children_[c].ReserveForAppend(kids);
+  }
+}
+
 void Column::Truncate(int64_t length) {
   if (length < 0 || length >= length_) return;
   if (!validity_.empty()) {

@@ -74,6 +74,9 @@ class Column {
   void AppendFrom(const Column& other, int64_t i);
   /// Appends every row of `other` (same type), in bulk.
   void AppendColumn(const Column& other);
+  /// Room for every row of `parts` (this column's type) after this column's own, so that
+  /// appending them one by one copies each byte once and never regrows.
+  void ReserveForAppend(const std::vector<const Column*>& parts);
   /// Drops the slots from `length` on (nothing when the column is not longer): undoes appends,
   /// as when a row fails half-way through its cells.
   void Truncate(int64_t length);

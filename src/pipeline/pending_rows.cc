@@ -1,9 +1,11 @@
-// PendingRows: column-wise gathering of change batches with NULLs for missing columns, and
-// batches cut at a row with the rejected records read before it.
+// PendingRows: change batches held whole until taken, then concatenated column by column with
+// NULLs for missing columns; batches cut at a row with the rejected records read before it.
 #include "pipeline/pending_rows.h"
 
 #include <algorithm>
+#include <deque>
 #include <iterator>
+#include <numeric>
 
 namespace cdclake::pipeline {
 
@@ -16,71 +18,60 @@ bool PendingRows::Accepts(const data::Schema& schema) const {
 }
 
 Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int64_t file_index) {
-  const data::RecordBatch& in = batch.rows;
-  const int64_t n = in.num_rows();
-  for (size_t c = 0; c < in.num_columns(); ++c) {
-    const data::Field& f = in.schema().field(c);
+  const data::Schema& schema = batch.rows.schema();
+  for (const data::Field& f : schema.fields()) {
     int at = Find(f.name);
-    if (at < 0) {
-      fields_.push_back({f.name, f.type, true});
-      columns_.push_back(data::Column::Repeat(f.type, data::Value::Null(), rows_));
-      if (!unchanged_.empty()) unchanged_.emplace_back(static_cast<size_t>(rows_), 0);
-    } else if (!(*fields_[static_cast<size_t>(at)].type == *f.type)) {
+    if (at >= 0 && !(*fields_[static_cast<size_t>(at)].type == *f.type)) {
       return Status::InvalidArgument(
           file + ": column '" + f.name + "' is read as " + f.type->ToString() + " here but as " +
           fields_[static_cast<size_t>(at)].type->ToString() + " in earlier rows");
     }
   }
-  if (!batch.unchanged.empty() && unchanged_.empty()) {
-    unchanged_.assign(fields_.size(), std::vector<uint8_t>(static_cast<size_t>(rows_), 0));
+  for (const data::Field& f : schema.fields()) {
+    if (Find(f.name) < 0) fields_.push_back({f.name, f.type, true});
   }
-  for (size_t j = 0; j < fields_.size(); ++j) {
-    int k = in.schema().FieldIndex(fields_[j].name);
-    if (k >= 0 && rows_ == 0) {
-      // The first rows held: taken over, not copied (a batch of one file is usually whole).
-      columns_[j] = std::move(batch.rows.mutable_column(static_cast<size_t>(k)));
-    } else if (k >= 0) {
-      columns_[j].AppendColumn(in.column(static_cast<size_t>(k)));
-    } else {
-      columns_[j].AppendColumn(data::Column::Repeat(fields_[j].type, data::Value::Null(), n));
-    }
-    if (unchanged_.empty()) continue;
-    std::vector<uint8_t>& marks = unchanged_[j];
-    auto kk = static_cast<size_t>(k);
-    if (k >= 0 && kk < batch.unchanged.size() &&
-        batch.unchanged[kk].size() == static_cast<size_t>(n)) {
-      marks.insert(marks.end(), batch.unchanged[kk].begin(), batch.unchanged[kk].end());
-    } else {
-      marks.resize(marks.size() + static_cast<size_t>(n), 0);
-    }
-  }
+  const int64_t n = batch.rows.num_rows();
   const auto un = static_cast<size_t>(n);
-  const change::PositionList& positions = batch.positions;
-  if (positions_.empty()) points_.reserve(un);
-  bool all_placed = positions.size() == un;  // every row has its position with a file
-  for (size_t i = 0; i < un; ++i) {
-    const bool known = i < positions.size();
-    all_placed = all_placed && known && !positions.file(i).empty();
-    points_.push_back({file_index, known ? positions.byte_offset(i) : 0});
-  }
-  // The first rows held take the batch's lists over (a batch of one file is usually whole).
-  if (positions_.empty() && all_placed) {
-    positions_ = std::move(batch.positions);
-  } else {
-    for (size_t i = 0; i < un; ++i) {
-      if (i >= positions.size()) {
-        positions_.Add(file, 0, 0, 0);
-        continue;
-      }
-      const std::string_view own = positions.file(i);
-      positions_.Add(own.empty() ? std::string_view(file) : own, positions.line(i),
-                     positions.byte_offset(i), positions.byte_end(i));
+  if (n > 0) {
+    Chunk chunk;
+    chunk.rows = n;
+    chunk.columns.reserve(fields_.size());
+    for (const data::Field& f : fields_) {
+      const int k = schema.FieldIndex(f.name);
+      const auto kk = static_cast<size_t>(k);
+      chunk.columns.push_back(k >= 0 ? std::move(batch.rows.mutable_column(kk))
+                                     : data::Column::Repeat(f.type, data::Value::Null(), n));
+      if (batch.unchanged.empty()) continue;
+      const bool marked = k >= 0 && kk < batch.unchanged.size() && batch.unchanged[kk].size() == un;
+      chunk.unchanged.push_back(marked ? std::move(batch.unchanged[kk]) : std::vector<uint8_t>());
     }
-  }
-  if (raw_.empty() && batch.raw.size() == un) {
-    raw_ = std::move(batch.raw);
-  } else {
-    for (size_t i = 0; i < un; ++i) raw_.push_back(i < batch.raw.size() ? batch.raw[i] : "");
+    const change::PositionList& positions = batch.positions;
+    chunk.points.reserve(un);
+    bool all_placed = positions.size() == un;  // every row has its position with a file
+    for (size_t i = 0; i < un; ++i) {
+      const bool known = i < positions.size();
+      all_placed = all_placed && known && !positions.file(i).empty();
+      chunk.points.push_back({file_index, known ? positions.byte_offset(i) : 0});
+    }
+    if (all_placed) {
+      chunk.positions = std::move(batch.positions);
+    } else {
+      for (size_t i = 0; i < un; ++i) {
+        if (i >= positions.size()) {
+          chunk.positions.Add(file, 0, 0, 0);
+          continue;
+        }
+        const std::string_view own = positions.file(i);
+        chunk.positions.Add(own.empty() ? std::string_view(file) : own, positions.line(i),
+                            positions.byte_offset(i), positions.byte_end(i));
+      }
+    }
+    if (batch.raw.size() == un) {
+      chunk.raw = std::move(batch.raw);
+    } else {
+      for (size_t i = 0; i < un; ++i) chunk.raw.push_back(i < batch.raw.size() ? batch.raw[i] : "");
+    }
+    chunks_.push_back(std::move(chunk));
   }
   for (change::RejectedRecord& rec : batch.rejected) {
     if (rec.position.file.empty()) rec.position.file = file;
@@ -93,39 +84,120 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
 
 int64_t PendingRows::first_file_index() const {
   int64_t first = -1;
-  if (!points_.empty()) first = points_.front().file_index;
+  if (!chunks_.empty()) first = chunks_.front().points.front().file_index;
   if (!rejected_points_.empty() && (first < 0 || rejected_points_.front().file_index < first)) {
     first = rejected_points_.front().file_index;
   }
   return first;
 }
 
+void PendingRows::SplitChunk(size_t at, int64_t n) {
+  Chunk& chunk = chunks_[at];
+  const auto un = static_cast<size_t>(n);
+  std::vector<int64_t> head(un), tail(static_cast<size_t>(chunk.rows - n));
+  std::iota(head.begin(), head.end(), int64_t{0});
+  std::iota(tail.begin(), tail.end(), n);
+  Chunk front;
+  front.rows = n;
+  for (data::Column& c : chunk.columns) {
+    front.columns.push_back(c.Take(head));
+    c = c.Take(tail);
+  }
+  for (std::vector<uint8_t>& marks : chunk.unchanged) {
+    if (marks.empty()) {
+      front.unchanged.emplace_back();
+      continue;
+    }
+    front.unchanged.emplace_back(marks.begin(), marks.begin() + n);
+    marks.erase(marks.begin(), marks.begin() + n);
+  }
+  front.positions = chunk.positions.TakeFront(un);
+  front.raw = chunk.raw.TakeFront(un);
+  front.points.assign(chunk.points.begin(), chunk.points.begin() + n);
+  chunk.points.erase(chunk.points.begin(), chunk.points.begin() + n);
+  chunk.rows -= n;
+  chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(at), std::move(front));
+}
+
 change::ChangeBatch PendingRows::Take(int64_t n) {
   if (n <= 0 || n > rows_) n = rows_;
-  const auto un = static_cast<size_t>(n);
+  // The chunks the rows fill, the last one cut where they end.
+  size_t count = 0;
+  for (int64_t covered = 0; covered < n; ++count) {
+    const int64_t rows = chunks_[count].rows;
+    if (covered + rows > n) SplitChunk(count, n - covered);
+    covered += chunks_[count].rows;
+  }
   change::ChangeBatch out;
-  std::vector<int64_t> head(un), tail(static_cast<size_t>(rows_ - n));
-  for (int64_t i = 0; i < n; ++i) head[static_cast<size_t>(i)] = i;
-  for (int64_t i = n; i < rows_; ++i) tail[static_cast<size_t>(i - n)] = i;
-  std::vector<data::Column> taken, kept;
-  for (data::Column& c : columns_) {
-    if (tail.empty()) {
-      taken.push_back(std::move(c));
-    } else {
-      taken.push_back(c.Take(head));
-      kept.push_back(c.Take(tail));
+  std::vector<data::Column> columns;
+  columns.reserve(fields_.size());
+  for (size_t j = 0; j < fields_.size(); ++j) {
+    const data::TypePtr& type = fields_[j].type;
+    if (count == 1 && j < chunks_[0].columns.size()) {
+      columns.push_back(std::move(chunks_[0].columns[j]));  // one batch: taken over, not copied
+      continue;
+    }
+    std::deque<data::Column> nulls;  // for batches read before the column was seen
+    std::vector<const data::Column*> parts;
+    for (size_t i = 0; i < count; ++i) {
+      if (j < chunks_[i].columns.size()) {
+        parts.push_back(&chunks_[i].columns[j]);
+      } else {
+        parts.push_back(
+            &nulls.emplace_back(data::Column::Repeat(type, data::Value::Null(), chunks_[i].rows)));
+      }
+    }
+    data::Column& whole = columns.emplace_back(type);
+    whole.ReserveForAppend(parts);
+    for (const data::Column* part : parts) whole.AppendColumn(*part);
+  }
+  out.rows = data::RecordBatch(data::Schema(fields_), std::move(columns));
+  out.rows.set_num_rows(n);
+
+  // Unchanged marks, when a source marked any cell of these rows.
+  bool any_marked = false;
+  for (size_t i = 0; i < count && !any_marked; ++i) {
+    for (const std::vector<uint8_t>& marks : chunks_[i].unchanged) {
+      if (std::any_of(marks.begin(), marks.end(), [](uint8_t m) { return m != 0; })) {
+        any_marked = true;
+        break;
+      }
     }
   }
-  out.rows = data::RecordBatch(data::Schema(fields_), std::move(taken));
-  out.rows.set_num_rows(n);
-  last_taken_ = n > 0 ? points_[un - 1] : ReadPoint{};
-  out.positions = positions_.TakeFront(un);
-  out.raw = raw_.TakeFront(un);
+  if (any_marked) {
+    out.unchanged.resize(fields_.size());
+    for (size_t j = 0; j < fields_.size(); ++j) {
+      std::vector<uint8_t>& marks = out.unchanged[j];
+      marks.reserve(static_cast<size_t>(n));
+      for (size_t i = 0; i < count; ++i) {
+        const Chunk& chunk = chunks_[i];
+        if (j < chunk.unchanged.size() && !chunk.unchanged[j].empty()) {
+          marks.insert(marks.end(), chunk.unchanged[j].begin(), chunk.unchanged[j].end());
+        } else {
+          marks.resize(marks.size() + static_cast<size_t>(chunk.rows), 0);
+        }
+      }
+    }
+  }
+
+  for (size_t i = 0; i < count; ++i) {
+    if (i == 0) {
+      out.positions = std::move(chunks_[0].positions);
+      out.raw = std::move(chunks_[0].raw);
+      out.positions.reserve(static_cast<size_t>(n));
+      out.raw.reserve(static_cast<size_t>(n));
+    } else {
+      out.positions.Append(chunks_[i].positions);
+      out.raw.Append(std::move(chunks_[i].raw));
+    }
+  }
+  last_taken_ = count > 0 ? chunks_[count - 1].points.back() : ReadPoint{};
   // Rejected records read before the first row that stays go with these rows.
+  const ReadPoint* first_kept = count < chunks_.size() ? &chunks_[count].points.front() : nullptr;
   std::vector<change::RejectedRecord> rejected_kept;
   std::vector<ReadPoint> points_kept;
   for (size_t i = 0; i < rejected_.size(); ++i) {
-    if (tail.empty() || rejected_points_[i] < points_[un]) {
+    if (first_kept == nullptr || rejected_points_[i] < *first_kept) {
       if (last_taken_ < rejected_points_[i]) last_taken_ = rejected_points_[i];
       out.rejected.push_back(std::move(rejected_[i]));
     } else {
@@ -135,23 +207,7 @@ change::ChangeBatch PendingRows::Take(int64_t n) {
   }
   rejected_ = std::move(rejected_kept);
   rejected_points_ = std::move(points_kept);
-  points_.erase(points_.begin(), points_.begin() + n);
-  if (!unchanged_.empty()) {
-    bool any = false;
-    for (std::vector<uint8_t>& marks : unchanged_) {
-      std::vector<uint8_t> head_marks(marks.begin(), marks.begin() + n);
-      marks.erase(marks.begin(), marks.begin() + n);
-      any = any ||
-            std::any_of(head_marks.begin(), head_marks.end(), [](uint8_t m) { return m != 0; });
-      out.unchanged.push_back(std::move(head_marks));
-    }
-    if (!any) out.unchanged.clear();
-    if (tail.empty()) unchanged_.clear();
-  }
-  columns_ = std::move(kept);
-  if (tail.empty()) {
-    for (const data::Field& f : fields_) columns_.emplace_back(f.type);
-  }
+  chunks_.erase(chunks_.begin(), chunks_.begin() + static_cast<std::ptrdiff_t>(count));
   rows_ -= n;
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,61 @@ TEST(PendingRowsTest, MissingColumnsAreNullAndTypesMustAgree) {
   Status added = pending.Add(std::move(strings), "c.csv", 2);
   ASSERT_FALSE(added.ok());
   EXPECT_NE(added.message().find("c.csv"), std::string::npos);
+}
+
+// Batches of random sizes, some without the name column and some with unchanged marks, taken in
+// random amounts: the rows, marks, positions and raw texts come out in read order, whole.
+TEST(PendingRowsTest, RandomBatchesAndTakesKeepEveryRowInOrder) {
+  std::mt19937 rng(20261204);
+  for (int round = 0; round < 50; ++round) {
+    PendingRows pending;
+    int64_t next = 0;             // offset of the next row added
+    int64_t expected = 0;         // offset of the next row taken
+    std::vector<int64_t> marked;  // offsets whose name cell is marked unchanged
+    for (int b = 0; b < 12; ++b) {
+      const auto rows = static_cast<int64_t>(rng() % 7);
+      const bool with_name = rng() % 3 != 0;
+      std::vector<int64_t> offsets;
+      for (int64_t i = 0; i < rows; ++i) offsets.push_back(next++);
+      change::ChangeBatch batch = Batch(offsets, {}, with_name);
+      if (with_name && rng() % 2 == 0) {
+        batch.unchanged.assign(2, std::vector<uint8_t>(offsets.size(), 0));
+        for (size_t i = 0; i < offsets.size(); ++i) {
+          if (rng() % 2 == 0) {
+            batch.unchanged[1][i] = 1;
+            marked.push_back(offsets[i]);
+          }
+        }
+      }
+      ASSERT_TRUE(pending.Add(std::move(batch), "f" + std::to_string(b), b).ok());
+      while (pending.num_rows() > 0 && rng() % 2 == 0) {
+        const int64_t want = static_cast<int64_t>(rng() % 9);
+        const int64_t held = pending.num_rows();
+        change::ChangeBatch taken = pending.Take(want);
+        const int64_t got = want <= 0 || want > held ? held : want;
+        ASSERT_EQ(taken.rows.num_rows(), got);
+        ASSERT_EQ(taken.positions.size(), static_cast<size_t>(got));
+        ASSERT_EQ(taken.raw.size(), static_cast<size_t>(got));
+        const int name = taken.rows.schema().FieldIndex("name");
+        for (int64_t r = 0; r < got; ++r, ++expected) {
+          ASSERT_EQ(taken.rows.column(0).GetValue(r), Value::Int(expected));
+          EXPECT_EQ(taken.positions.byte_offset(static_cast<size_t>(r)), expected);
+          EXPECT_EQ(taken.raw[static_cast<size_t>(r)], std::to_string(expected));
+          if (name < 0) continue;
+          // A row read without the column is NULL there; with it, its own name.
+          const Value v = taken.rows.column(static_cast<size_t>(name)).GetValue(r);
+          EXPECT_TRUE(v.is_null() || v == Value::Bytes("n" + std::to_string(expected)));
+          const bool is_marked = std::count(marked.begin(), marked.end(), expected) > 0;
+          const bool marks =
+              !taken.unchanged.empty() && taken.unchanged[static_cast<size_t>(name)][r] != 0;
+          EXPECT_EQ(marks, is_marked) << "row " << expected;
+        }
+      }
+    }
+    change::ChangeBatch rest = pending.Take(0);
+    EXPECT_EQ(expected + rest.rows.num_rows(), next);
+    EXPECT_TRUE(pending.empty());
+  }
 }
 
 }  // namespace
