@@ -910,6 +910,9 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     }
     events.push_back(std::move(e));
   }
+  // The encodings' strings are the events' now; the rest is freed here, not at the end, so
+  // later phases reuse the memory instead of touching fresh pages (a 1M-row load: 100 MiB).
+  std::vector<RowEncoding>().swap(encoded);
   trace.Mark("events");
   // The largest sequence seen, recorded with each commit (index_recovery.h needs it when the
   // index log is lost).
@@ -1095,6 +1098,9 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     }
   }
 
+  // The events are in the keys' states now; what is left of them goes (130 MiB at 1M rows).
+  std::vector<PendingEvent>().swap(events);
+  std::vector<uint32_t>().swap(order);
   trace.Mark("states");
   // A new truncate reaches every key, not only those in the batch.
   if (truncate_raised) {
