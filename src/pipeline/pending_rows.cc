@@ -33,28 +33,49 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
   const int64_t n = batch.rows.num_rows();
   const auto un = static_cast<size_t>(n);
   if (n > 0) {
-    Chunk chunk;
-    chunk.rows = n;
-    chunk.columns.reserve(fields_.size());
-    for (const data::Field& f : fields_) {
+    // A batch joins the last chunk while the two fit in a reader's batch: the readers reserve
+    // room for 65,536 rows in each batch, so a chunk kept per small file (a stream of 10-row
+    // files) would hold megabytes it never uses. Large batches stay whole, taken over as read.
+    const bool join = !chunks_.empty() && chunks_.back().rows + n <= chunk_rows_;
+    Chunk fresh;
+    Chunk& chunk = join ? chunks_.back() : fresh;
+    for (size_t j = 0; j < fields_.size(); ++j) {
+      const data::Field& f = fields_[j];
+      if (j >= chunk.columns.size()) {  // NULL in the chunk's rows read before the column
+        chunk.columns.push_back(data::Column::Repeat(f.type, data::Value::Null(), chunk.rows));
+      }
       const int k = schema.FieldIndex(f.name);
       const auto kk = static_cast<size_t>(k);
-      chunk.columns.push_back(k >= 0 ? std::move(batch.rows.mutable_column(kk))
-                                     : data::Column::Repeat(f.type, data::Value::Null(), n));
-      if (batch.unchanged.empty()) continue;
+      data::Column& column = chunk.columns[j];
+      if (k >= 0 && !join) {
+        column = std::move(batch.rows.mutable_column(kk));
+      } else {
+        column.AppendColumn(k >= 0 ? batch.rows.column(kk)
+                                   : data::Column::Repeat(f.type, data::Value::Null(), n));
+      }
       const bool marked = k >= 0 && kk < batch.unchanged.size() && batch.unchanged[kk].size() == un;
-      chunk.unchanged.push_back(marked ? std::move(batch.unchanged[kk]) : std::vector<uint8_t>());
+      if (!marked && (j >= chunk.unchanged.size() || chunk.unchanged[j].empty())) continue;
+      if (chunk.unchanged.size() < fields_.size()) chunk.unchanged.resize(fields_.size());
+      std::vector<uint8_t>& marks = chunk.unchanged[j];
+      marks.resize(static_cast<size_t>(chunk.rows), 0);  // the chunk's earlier rows: none marked
+      if (marked) {
+        marks.insert(marks.end(), batch.unchanged[kk].begin(), batch.unchanged[kk].end());
+      } else {
+        marks.resize(marks.size() + un, 0);
+      }
     }
     const change::PositionList& positions = batch.positions;
-    chunk.points.reserve(un);
+    chunk.points.reserve(chunk.points.size() + un);
     bool all_placed = positions.size() == un;  // every row has its position with a file
     for (size_t i = 0; i < un; ++i) {
       const bool known = i < positions.size();
       all_placed = all_placed && known && !positions.file(i).empty();
       chunk.points.push_back({file_index, known ? positions.byte_offset(i) : 0});
     }
-    if (all_placed) {
+    if (all_placed && !join) {
       chunk.positions = std::move(batch.positions);
+    } else if (all_placed) {
+      chunk.positions.Append(positions);
     } else {
       for (size_t i = 0; i < un; ++i) {
         if (i >= positions.size()) {
@@ -66,12 +87,13 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
                             positions.byte_offset(i), positions.byte_end(i));
       }
     }
-    if (batch.raw.size() == un) {
+    if (batch.raw.size() == un && !join) {
       chunk.raw = std::move(batch.raw);
     } else {
       for (size_t i = 0; i < un; ++i) chunk.raw.push_back(i < batch.raw.size() ? batch.raw[i] : "");
     }
-    chunks_.push_back(std::move(chunk));
+    chunk.rows += n;
+    if (!join) chunks_.push_back(std::move(fresh));
   }
   for (change::RejectedRecord& rec : batch.rejected) {
     if (rec.position.file.empty()) rec.position.file = file;

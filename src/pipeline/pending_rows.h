@@ -25,8 +25,14 @@ struct ReadPoint {
 
 /// Rows of a file without one of the columns seen so far get NULL there; the sources'
 /// unchanged marks follow their cells. Rows and rejected records must be added in read order.
+/// Rows of a reader's batch (change_source.h's batch_rows default).
+inline constexpr int64_t kChunkRows = 1 << 16;
+
 class PendingRows {
  public:
+  /// Batches are joined while together they hold at most `chunk_rows` rows (tests set it low).
+  explicit PendingRows(int64_t chunk_rows = kChunkRows) : chunk_rows_(chunk_rows) {}
+
   /// Whether a batch with `schema` can join these rows: no column with another type.
   bool Accepts(const data::Schema& schema) const;
 
@@ -50,10 +56,11 @@ class PendingRows {
   const ReadPoint& last_taken() const { return last_taken_; }
 
  private:
-  // One added batch, its columns in the order of `fields_` as they were when it came (a later
-  // field is NULL in it), kept whole until a Take: concatenating once into a batch of known size
-  // copies each byte once, where appending batch after batch regrew every column (a 1M-row
-  // load spent a sixth of its CPU time, page faults included, in those copies).
+  // One added batch (or several small ones), its columns in the order of `fields_` as they were
+  // when it came (a later field is NULL in it), kept whole until a Take: concatenating once
+  // into a batch of known size copies each byte once, where appending batch after batch regrew
+  // every column (a 1M-row load spent a sixth of its CPU time, page faults included, in those
+  // copies).
   struct Chunk {
     std::vector<data::Column> columns;
     std::vector<std::vector<uint8_t>> unchanged;  // per column; empty: no cell marked
@@ -67,6 +74,7 @@ class PendingRows {
   // Splits chunks_[at] after its first `n` rows (0 < n < its rows) into two chunks.
   void SplitChunk(size_t at, int64_t n);
 
+  int64_t chunk_rows_;
   std::vector<data::Field> fields_;
   std::deque<Chunk> chunks_;
   int64_t rows_ = 0;
