@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Exactly-once under SIGKILL: a real `cdclake run` is killed at random moments while change files
 # keep arriving, rerun each time, and every table must end equal to an uninterrupted run's —
-# bronze (no row twice, none missing), SCD1, SCD2 history, the quarantine (the bad line once).
+# bronze (no row twice, none missing), SCD1, SCD2 history, the quarantine (the bad line once) —
+# and the gold tables that follow the SCD1 table's change data feed (issue 17) must match it:
+# gold SCD1 equal to silver, gold SCD2 the history silver's feed describes, commit by commit.
 # Usage: sigkill_test.sh CDCLAKE_BIN
 # CDCLAKE_SIGKILL_ROUNDS (default 150) kills per run; CDCLAKE_SIGKILL_SEED (default 11).
 set -euo pipefail
@@ -22,8 +24,29 @@ awk -v DIR="$work/all" -v FILES="$nfiles" -v EVENTS=100 -v KEYS=80 -v SEED="$see
 files=("$work"/all/*.json)
 cp "${files[@]}" "$work/ref/in/"
 
+# The accounts pipeline, its SCD1 table recording its changes, and two gold flows reading them.
+pipeline="$work/pipeline.sql"
+sed "s/^CREATE OR REFRESH STREAMING TABLE bank.accounts;/CREATE OR REFRESH STREAMING TABLE \
+bank.accounts TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true');/" \
+  "$here/accounts_pipeline.sql" > "$pipeline"
+grep -q enableChangeDataFeed "$pipeline" || { echo "FAIL: bank.accounts not found to edit"; exit 1; }
+cat >> "$pipeline" <<'SQL'
+
+CREATE OR REFRESH STREAMING TABLE bank.gold_accounts;
+CREATE FLOW gold_current AS AUTO CDC INTO bank.gold_accounts
+FROM STREAM(table_changes('bank.accounts', 0))
+KEYS (id) APPLY AS DELETE WHEN _change_type = 'delete' SEQUENCE BY _commit_version
+COLUMNS * EXCEPT (_change_type, _commit_version, _commit_timestamp) STORED AS SCD TYPE 1;
+
+CREATE OR REFRESH STREAMING TABLE bank.gold_history;
+CREATE FLOW gold_history AS AUTO CDC INTO bank.gold_history
+FROM STREAM(table_changes('bank.accounts', 0))
+KEYS (id) APPLY AS DELETE WHEN _change_type = 'delete' SEQUENCE BY _commit_version
+COLUMNS * EXCEPT (_change_type, _commit_version, _commit_timestamp) STORED AS SCD TYPE 2;
+SQL
+
 run() {  # run DIR: the pipeline over DIR/in into DIR/lake
-  (cd "$1" && exec "$bin" run "$here/accounts_pipeline.sql" --var input=in --warehouse lake \
+  (cd "$1" && exec "$bin" run "$pipeline" --var input=in --warehouse lake \
     --batch-rows 150)
 }
 
@@ -46,7 +69,7 @@ for ((round = 1; round <= rounds; round++)); do
   fi
   started=$(date +%s%N)
   # Not through run(): $! must be the process that becomes cdclake.
-  (cd "$work/kill" && exec "$bin" run "$here/accounts_pipeline.sql" --var input=in \
+  (cd "$work/kill" && exec "$bin" run "$pipeline" --var input=in \
     --warehouse lake --batch-rows 150) > "$work/kill.log" 2>&1 &
   pid=$!
   delay=$(( RANDOM % window ))
@@ -99,4 +122,58 @@ compare bronze_accounts "id,name,amount,_op,_seq,_source_file,_source_offset" \
 compare accounts "id,name,amount" "id"
 compare accounts_history "id,name,amount,__START_AT,__END_AT" "id,__START_AT"
 compare bronze_accounts_quarantine "raw,source_file,source_offset" "source_file,source_offset"
+compare gold_accounts "id,name,amount" "id"
+
+# Gold within each lake: SCD1 equal to silver; SCD2 the versions silver's feed gives, each
+# opened at the commit that inserted or updated the row and closed at the next change or delete
+# (the two lakes' silver commits differ, as their batches do).
+for lake in ref kill; do
+  silver=$("$bin" show "$work/$lake/lake/bank/accounts" --format csv --columns id,name,amount --order-by id)
+  gold=$("$bin" show "$work/$lake/lake/bank/gold_accounts" --format csv --columns id,name,amount \
+    --order-by id)
+  if [ "$silver" != "$gold" ]; then
+    echo "FAIL: $lake: gold_accounts differs from accounts:"
+    diff <(echo "$silver") <(echo "$gold") | head -20
+    status=1
+  fi
+  "$bin" changes "$work/$lake/lake/bank/accounts" --from 0 --format jsonl > "$work/$lake.feed"
+  "$bin" show "$work/$lake/lake/bank/gold_history" --format jsonl \
+    --columns id,name,amount,__START_AT,__END_AT > "$work/$lake.history"
+  if ! python3 - "$work/$lake.feed" "$work/$lake.history" <<'PY'
+import json, sys
+feed = [json.loads(line) for line in open(sys.argv[1])]
+feed.sort(key=lambda r: r["_commit_version"])
+expected, open_ = [], {}
+for r in feed:
+    key, v, kind = r["id"], r["_commit_version"], r["_change_type"]
+    if kind == "update_preimage":
+        continue
+    if key in open_:
+        row = open_.pop(key)
+        row[4] = v
+        expected.append(tuple(row))
+    if kind in ("insert", "update_postimage"):
+        open_[key] = [key, r["name"], r["amount"], v, None]
+expected += [tuple(row) for row in open_.values()]
+actual = []
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    actual.append((r["id"], r["name"], r["amount"], r["__START_AT"], r["__END_AT"]))
+order = lambda t: (t[0], t[3])
+expected.sort(key=order)
+actual.sort(key=order)
+if expected != actual or not expected:
+    missing = [t for t in expected if t not in actual][:5]
+    extra = [t for t in actual if t not in expected][:5]
+    print("expected %d versions, got %d; missing %s; unexpected %s" %
+          (len(expected), len(actual), missing, extra))
+    sys.exit(1)
+print("%d versions of %d keys, as the feed's %d changes give" %
+      (len(actual), len({t[0] for t in actual}), len(feed)))
+PY
+  then
+    echo "FAIL: $lake: gold_history is not the history of accounts' change data feed"
+    status=1
+  fi
+done
 exit $status
