@@ -117,7 +117,8 @@ class RawTexts {
   /// Appends `n` empty texts.
   void AddEmpty(size_t n);
   void Append(const RawTexts& other);
-  /// Appends `other`'s texts by taking its blocks over (nothing copied); leaves it empty.
+  /// Appends `other`'s texts by taking its blocks over (nothing copied) and leaves it empty;
+  /// appending a list to itself copies.
   void Append(RawTexts&& other);
 
   std::string_view operator[](size_t i) const;
