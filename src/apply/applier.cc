@@ -31,6 +31,7 @@
 #include "base/bytes.h"
 #include "base/strings.h"
 #include "change/ordered_encoding.h"
+#include "change/row_text.h"
 #include "data/value_format.h"
 #include "delta/change_data_writer.h"
 #include "delta/log_segment.h"
@@ -244,11 +245,8 @@ std::string ApplierImpl::Property(const std::string& key) const {
 Status ApplierImpl::Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
                                std::vector<change::RejectedRecord>* out) const {
   change::RejectedRecord record;
-  if (static_cast<size_t>(row) < batch.raw.size() && !batch.raw[row].empty()) {
-    record.raw = batch.raw[row];
-  } else {
-    record.raw = RowAsJson(batch.rows, row);
-  }
+  record.raw = change::RowText(batch, static_cast<size_t>(row));
+  if (record.raw.empty()) record.raw = RowAsJson(batch.rows, row);
   if (static_cast<size_t>(row) < batch.positions.size()) record.position = batch.positions[row];
   record.reason = std::move(reason);
   out->push_back(std::move(record));

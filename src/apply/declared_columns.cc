@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "apply/target_layout.h"
+#include "change/row_text.h"
 #include "data/expression.h"
 #include "data/value_format.h"
 #include "json/json.h"
@@ -13,11 +14,8 @@ namespace cdclake::apply {
 change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std::string reason,
                                 std::string misfit_column) {
   change::RejectedRecord record;
-  if (static_cast<size_t>(r) < batch.raw.size() && !batch.raw[r].empty()) {
-    record.raw = batch.raw[r];
-  } else {
-    record.raw = RowAsJson(batch.rows, r);
-  }
+  record.raw = change::RowText(batch, static_cast<size_t>(r));
+  if (record.raw.empty()) record.raw = RowAsJson(batch.rows, r);
   if (static_cast<size_t>(r) < batch.positions.size()) record.position = batch.positions[r];
   record.reason = std::move(reason);
   record.misfit_column = std::move(misfit_column);

@@ -4,10 +4,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "change/row_origins.h"
+#include "change/row_text.h"
 #include "data/record_batch.h"
 
 namespace cdclake::change {
@@ -24,11 +26,14 @@ struct RejectedRecord {
 
 /// A batch of decoded change rows. `rows` holds the source's columns (keys, sequence, values,
 /// operation columns); `positions[i]` and `raw[i]` describe row i (raw may be empty when the
-/// source cannot give it cheaply). `rejected` holds records that did not decode.
+/// source cannot give it cheaply, or left in its file: read it with RowText). `rejected` holds
+/// records that did not decode.
 struct ChangeBatch {
   data::RecordBatch rows;
   PositionList positions;
   RawTexts raw;
+  /// Where texts left in their files are read back from (null when none are).
+  std::shared_ptr<const RowTextSource> text_source;
   std::vector<RejectedRecord> rejected;
   /// Cells the source marks as unchanged (PostgreSQL's TOAST placeholder, columns outside SQL
   /// Server's update mask): when not empty, unchanged[c][r] != 0 means row r leaves column c as

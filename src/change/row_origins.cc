@@ -175,10 +175,22 @@ void RawTexts::AddEmpty(size_t n) {
   spans_.resize(spans_.size() + n);
 }
 
+void RawTexts::AddInFile(uint64_t length, uint64_t digest) {
+  spans_.push_back(Span{digest, length, kInFile});
+}
+
+void RawTexts::AddFrom(const RawTexts& other, size_t i) {
+  if (other.in_file(i)) {
+    spans_.push_back(other.spans_[i]);
+  } else {
+    push_back(other[i]);
+  }
+}
+
 void RawTexts::Append(const RawTexts& other) {
   const size_t n = other.size();  // `other` may be this list
   ReserveToAppend(spans_, n);
-  for (size_t i = 0; i < n; ++i) push_back(other[i]);
+  for (size_t i = 0; i < n; ++i) AddFrom(other, i);
 }
 
 void RawTexts::Append(RawTexts&& other) {
@@ -194,7 +206,7 @@ void RawTexts::Append(RawTexts&& other) {
   const auto base = static_cast<uint32_t>(blocks_.size());
   ReserveToAppend(spans_, other.spans_.size());
   for (Span s : other.spans_) {
-    if (s.length > 0) s.block += base;
+    if (s.length > 0 && s.block != kInFile) s.block += base;
     spans_.push_back(s);
   }
   if (!other.blocks_.empty()) {
@@ -208,7 +220,7 @@ void RawTexts::Append(RawTexts&& other) {
 
 std::string_view RawTexts::operator[](size_t i) const {
   const Span& s = spans_[i];
-  if (s.length == 0) return {};
+  if (s.length == 0 || s.block == kInFile) return {};
   return std::string_view(blocks_[s.block].get() + s.offset, s.length);
 }
 
@@ -224,7 +236,7 @@ void RawTexts::Keep(const std::vector<int64_t>& keep) {
   RawTexts kept;
   kept.reserve(keep.size());
   for (int64_t i : keep) {
-    if (static_cast<size_t>(i) < spans_.size()) kept.push_back((*this)[static_cast<size_t>(i)]);
+    if (static_cast<size_t>(i) < spans_.size()) kept.AddFrom(*this, static_cast<size_t>(i));
   }
   *this = std::move(kept);
 }
@@ -239,8 +251,8 @@ RawTexts RawTexts::TakeFront(size_t n) {
   RawTexts back;
   front.reserve(n);
   back.reserve(spans_.size() - n);
-  for (size_t i = 0; i < n; ++i) front.push_back((*this)[i]);
-  for (size_t i = n; i < spans_.size(); ++i) back.push_back((*this)[i]);
+  for (size_t i = 0; i < n; ++i) front.AddFrom(*this, i);
+  for (size_t i = n; i < spans_.size(); ++i) back.AddFrom(*this, i);
   *this = std::move(back);
   return front;
 }

@@ -97,7 +97,9 @@ class PositionList {
 };
 
 /// The raw texts of a batch's rows, in row order, in blocks shared by many rows. Rows may have
-/// no text (empty).
+/// no text (empty), or have it *in their file*: a reader of a file that can be read again keeps
+/// only the text's length and digest, and the text is read back from the row's position when
+/// someone needs it (change/row_text.h: RowText). operator[] gives such a row no text.
 class RawTexts {
  public:
   RawTexts() = default;
@@ -116,12 +118,21 @@ class RawTexts {
   void emplace_back(std::string_view text = {}) { push_back(text); }
   /// Appends `n` empty texts.
   void AddEmpty(size_t n);
+  /// Appends a text left in its file: `length` bytes from the row's position's byte_offset,
+  /// whose XXH3-64 is `digest`.
+  void AddInFile(uint64_t length, uint64_t digest);
+  /// Appends entry `i` of `other` (its text, or where it is in its file).
+  void AddFrom(const RawTexts& other, size_t i);
   void Append(const RawTexts& other);
   /// Appends `other`'s texts by taking its blocks over (nothing copied) and leaves it empty;
   /// appending a list to itself copies.
   void Append(RawTexts&& other);
 
   std::string_view operator[](size_t i) const;
+  /// Whether entry `i` is a text left in its file, and then its length and digest.
+  bool in_file(size_t i) const { return spans_[i].block == kInFile; }
+  uint64_t in_file_length(size_t i) const { return spans_[i].length; }
+  uint64_t in_file_digest(size_t i) const { return spans_[i].offset; }
 
   void Keep(const std::vector<int64_t>& keep);
   RawTexts TakeFront(size_t n);
@@ -137,10 +148,11 @@ class RawTexts {
 
  private:
   struct Span {
-    uint64_t offset = 0;
+    uint64_t offset = 0;  // in the block; the digest when in the file
     uint64_t length = 0;
-    uint32_t block = 0;
+    uint32_t block = 0;  // kInFile: the text is in the row's file
   };
+  static constexpr uint32_t kInFile = 0xFFFFFFFF;
   // Blocks start small (a list of a few short texts stays small) and double up to the most.
   static constexpr size_t kFirstBlockBytes = 4 << 10;
   static constexpr size_t kMostBlockBytes = 1 << 20;

@@ -116,5 +116,49 @@ TEST(RowOriginsTest, AppendingAMovedListTakesItsTextsOver) {
   EXPECT_EQ(none, (std::vector<std::string>{"one", "", "two", "three", "", big, "four"}));
 }
 
+// Texts left in their files keep their length and digest through every way a list is copied,
+// appended, kept and split, and read as no text through operator[].
+TEST(RowOriginsTest, InFileEntriesSurviveEveryEdit) {
+  RawTexts a{"one"};
+  a.AddInFile(5, 0x1234);
+  a.push_back("three");
+  EXPECT_FALSE(a.in_file(0));
+  ASSERT_TRUE(a.in_file(1));
+  EXPECT_EQ(a[1], "");
+  RawTexts b;
+  b.AddInFile(9, 0x99);
+  b.Append(std::move(a));  // blocks renumbered, the in-file entry untouched
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_TRUE(b.in_file(0));
+  EXPECT_TRUE(b.in_file(2));
+  EXPECT_EQ(b.in_file_length(2), 5u);
+  EXPECT_EQ(b.in_file_digest(2), 0x1234u);
+  EXPECT_EQ(b[1], "one");
+  EXPECT_EQ(b[3], "three");
+  RawTexts copy = b;
+  copy.Append(copy);
+  ASSERT_EQ(copy.size(), 8u);
+  EXPECT_TRUE(copy.in_file(6));
+  EXPECT_EQ(copy.in_file_digest(6), 0x1234u);
+  EXPECT_EQ(copy[7], "three");
+  copy.Keep({2, 3, 4});
+  ASSERT_EQ(copy.size(), 3u);
+  EXPECT_TRUE(copy.in_file(0));
+  EXPECT_EQ(copy.in_file_length(0), 5u);
+  EXPECT_EQ(copy[1], "three");
+  EXPECT_EQ(copy.in_file_length(2), 9u);
+  RawTexts front = copy.TakeFront(1);
+  EXPECT_TRUE(front.in_file(0));
+  EXPECT_EQ(front.in_file_digest(0), 0x1234u);
+  EXPECT_FALSE(copy.in_file(0));
+  EXPECT_TRUE(copy.in_file(1));
+  RawTexts one;
+  one.AddFrom(copy, 1);
+  one.AddFrom(copy, 0);
+  EXPECT_TRUE(one.in_file(0));
+  EXPECT_EQ(one.in_file_digest(0), 0x99u);
+  EXPECT_EQ(one[1], "three");
+}
+
 }  // namespace
 }  // namespace cdclake::change

@@ -4,17 +4,17 @@
 
 #include <algorithm>
 
+#include "change/row_text.h"
 #include "data/expression.h"
 #include "data/value_format.h"
 
 namespace cdclake::pipeline {
 namespace {
 
-// The row for people: its raw input when the source kept it, else its columns.
-std::string RowText(const change::ChangeBatch& batch, int64_t row) {
-  const auto r = static_cast<size_t>(row);
-  if (r < batch.raw.size() && !batch.raw[r].empty()) return std::string(batch.raw[r]);
-  std::string text;
+// The row for people: its raw input when the source gives it, else its columns.
+std::string RowForPeople(const change::ChangeBatch& batch, int64_t row) {
+  std::string text = change::RowText(batch, static_cast<size_t>(row));
+  if (!text.empty()) return text;
   const data::RecordBatch& rows = batch.rows;
   for (size_t c = 0; c < rows.num_columns(); ++c) {
     const data::Column& column = rows.column(c);
@@ -112,7 +112,7 @@ Result<change::ChangeBatch> ApplyExpectations(const FlowPlan& flow,
       ++count.failed;
       if (e.action == sql::Expectation::Action::kFailUpdate) {
         return Status::InvalidArgument(what + " failed on the row" + Where(batch, r) + " " +
-                                       RowText(batch, r) +
+                                       RowForPeople(batch, r) +
                                        "; ON VIOLATION FAIL UPDATE: nothing of this batch is "
                                        "committed");
       }
@@ -134,7 +134,7 @@ Result<change::ChangeBatch> ApplyExpectations(const FlowPlan& flow,
     }
     const auto i = static_cast<size_t>(r);
     batch.rejected.push_back(change::RejectedRecord{
-        RowText(batch, r),
+        RowForPeople(batch, r),
         i < batch.positions.size() ? batch.positions[i] : change::SourcePosition{},
         "dropped by expectation " + names});
   }

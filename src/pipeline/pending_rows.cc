@@ -30,6 +30,7 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
   for (const data::Field& f : schema.fields()) {
     if (Find(f.name) < 0) fields_.push_back({f.name, f.type, true});
   }
+  if (text_source_ == nullptr) text_source_ = batch.text_source;
   const int64_t n = batch.rows.num_rows();
   const auto un = static_cast<size_t>(n);
   if (n > 0) {
@@ -90,7 +91,13 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
     if (batch.raw.size() == un && !join) {
       chunk.raw = std::move(batch.raw);
     } else {
-      for (size_t i = 0; i < un; ++i) chunk.raw.push_back(i < batch.raw.size() ? batch.raw[i] : "");
+      for (size_t i = 0; i < un; ++i) {
+        if (i < batch.raw.size()) {
+          chunk.raw.AddFrom(batch.raw, i);
+        } else {
+          chunk.raw.emplace_back();
+        }
+      }
     }
     chunk.rows += n;
     if (!join) chunks_.push_back(std::move(fresh));
@@ -151,6 +158,7 @@ change::ChangeBatch PendingRows::Take(int64_t n) {
     covered += chunks_[count].rows;
   }
   change::ChangeBatch out;
+  out.text_source = text_source_;
   std::vector<data::Column> columns;
   columns.reserve(fields_.size());
   for (size_t j = 0; j < fields_.size(); ++j) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,9 @@ class PendingRows {
   std::vector<change::RejectedRecord> rejected_;
   std::vector<ReadPoint> rejected_points_;
   ReadPoint last_taken_;
+  // Reads back texts left in their files: the first added batch's (a flow's files are all read
+  // through one file system, and any source reads any of its files).
+  std::shared_ptr<const change::RowTextSource> text_source_;
 };
 
 }  // namespace cdclake::pipeline

@@ -247,6 +247,7 @@ void DebeziumReaderImpl::Materialize() {
   }
   batch_.positions.reserve(static_cast<size_t>(reserve));
   batch_.raw.reserve(static_cast<size_t>(reserve));
+  if (options_.keep_row_text) batch_.text_source = input_.text_source();
   materialized_ = true;
 }
 
@@ -274,7 +275,9 @@ void DebeziumReaderImpl::AppendRow(const RecordFramer::Record& record, uint64_t 
   batch_.positions.Add(path_, record.line, static_cast<int64_t>(record.offset),
                        static_cast<int64_t>(end));
   if (options_.keep_row_text) {
-    batch_.raw.emplace_back(record.text.substr(0, decoder_->consumed()));
+    // Left in the file: read back (and checked by digest) only when someone asks for it.
+    const std::string_view text = record.text.substr(0, decoder_->consumed());
+    batch_.raw.AddInFile(text.size(), change::RowTextDigest(text));
   } else {
     batch_.raw.emplace_back();
   }

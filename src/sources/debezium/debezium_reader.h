@@ -25,9 +25,9 @@ struct DebeziumOptions {
   std::optional<data::Schema> schema;
   /// Rows per batch returned by Next (the last may be shorter).
   int64_t batch_rows = 1 << 16;
-  /// Keep each row's record text in ChangeBatch::raw. Off, raw[i] is empty (a consumer that
-  /// needs it, such as quarantine, writes the row as JSON instead): that saves a copy of the
-  /// input and about a quarter of the decoding time. Rejected records always keep their text.
+  /// Give each row its record text (ChangeBatch::raw, left in the file and read back by
+  /// change::RowText). Off, raw[i] is empty (a consumer that needs it, such as quarantine,
+  /// writes the row as JSON instead). Rejected records always keep their text.
   bool keep_row_text = true;
   /// The last record an earlier run consumed when it ended the file without a line ending
   /// (ChangeSourceOptions::unterminated_last): a record there that now ends elsewhere is

@@ -83,6 +83,9 @@ TEST(DebeziumReader, PrettyPrintedArrayWithABadElement) {
   EXPECT_EQ(read.Get(0, "id"), Int(1));
   EXPECT_EQ(read.Get(1, "id"), Int(3));
   EXPECT_EQ(read.batches[0].positions[1].line, 10);
+  // The rows' texts, read back from the file (after the byte order mark, inside the array).
+  EXPECT_EQ(read.batches[0].raw[0], "{\r\n    \"op\": \"c\",\r\n    \"after\": {\"id\": 1}\r\n  }");
+  EXPECT_EQ(read.batches[0].raw[1], "{\r\n    \"op\": \"c\",\r\n    \"after\": {\"id\": 3}\r\n  }");
   ASSERT_EQ(read.rejected().size(), 1u);
   EXPECT_EQ(read.rejected()[0].position.line, 6);
   EXPECT_EQ(read.rejected()[0].raw,

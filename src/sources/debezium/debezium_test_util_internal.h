@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "change/change_batch.h"
+#include "change/row_text.h"
 #include "data/value.h"
 #include "io/local_file_system.h"
 #include "io/memory_file_system.h"
@@ -82,6 +83,11 @@ inline Result<DebeziumRead> ReadAll(DebeziumReader& reader) {
     if (!batch.has_value()) break;
     EXPECT_EQ(batch->positions.size(), static_cast<size_t>(batch->rows.num_rows()));
     EXPECT_EQ(batch->raw.size(), static_cast<size_t>(batch->rows.num_rows()));
+    // The texts read back now, while the file system the reader read is still there.
+    change::RawTexts texts;
+    for (size_t i = 0; i < batch->raw.size(); ++i) texts.push_back(change::RowText(*batch, i));
+    batch->raw = std::move(texts);
+    batch->text_source = nullptr;
     out.batches.push_back(std::move(*batch));
   }
   out.counts = reader.counts();

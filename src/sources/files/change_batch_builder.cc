@@ -60,6 +60,7 @@ void ChangeBatchBuilder::Start() {
   }
   batch_.positions.reserve(static_cast<size_t>(reserve));
   batch_.raw.reserve(static_cast<size_t>(reserve));
+  batch_.text_source = text_source_;
   rows_ = 0;
 }
 
@@ -67,7 +68,11 @@ void ChangeBatchBuilder::AddRow(const std::vector<StagedCell>& cells, std::strin
                                 int64_t line, uint64_t offset, uint64_t end) {
   for (size_t c = 0; c < cells.size(); ++c) AppendCell(cells[c], &batch_.rows.mutable_column(c));
   batch_.positions.Add(path_, line, static_cast<int64_t>(offset), static_cast<int64_t>(end));
-  batch_.raw.push_back(raw);
+  if (text_source_ != nullptr) {
+    batch_.raw.AddInFile(raw.size(), change::RowTextDigest(raw));
+  } else {
+    batch_.raw.push_back(raw);
+  }
   ++rows_;
 }
 

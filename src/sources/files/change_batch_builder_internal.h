@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,12 @@ class ChangeBatchBuilder {
   ChangeBatchBuilder(data::Schema schema, std::string path, int64_t batch_rows)
       : schema_(std::move(schema)), path_(std::move(path)), batch_rows_(batch_rows) {}
 
+  /// Rows leave their text in the file, read back through `source` when needed, instead of
+  /// keeping a copy (null: copies).
+  void set_text_source(std::shared_ptr<const change::RowTextSource> source) {
+    text_source_ = std::move(source);
+  }
+
   const data::Schema& schema() const { return schema_; }
 
   /// Begins an empty batch.
@@ -39,7 +46,8 @@ class ChangeBatchBuilder {
   bool full() const { return rows_ >= batch_rows_; }
   bool empty() const { return rows_ == 0 && batch_.rejected.empty(); }
 
-  /// Appends one row: cells[i] goes to column i; the record is [offset, end) in the file.
+  /// Appends one row: cells[i] goes to column i; the record is [offset, end) in the file, its
+  /// text `raw` the bytes from `offset` on.
   void AddRow(const std::vector<StagedCell>& cells, std::string_view raw, int64_t line,
               uint64_t offset, uint64_t end);
   /// Rejects one record; `misfit_column` names the column whose value did not convert, when
@@ -60,6 +68,7 @@ class ChangeBatchBuilder {
   std::string path_;
   int64_t batch_rows_;
   int64_t rows_ = 0;
+  std::shared_ptr<const change::RowTextSource> text_source_;
   change::ChangeBatch batch_;
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "change/change_batch.h"
+#include "change/row_text.h"
 #include "data/value.h"
 #include "data/value_format.h"
 #include "io/memory_file_system.h"
@@ -40,7 +41,7 @@ inline Result<ReadOutcome> ReadAll(ChangeFileReader& reader) {
     for (int64_t i = 0; i < batch->rows.num_rows(); ++i) out.rows.push_back(batch->rows.GetRow(i));
     for (size_t i = 0; i < batch->positions.size(); ++i)
       out.positions.push_back(batch->positions[i]);
-    for (size_t i = 0; i < batch->raw.size(); ++i) out.raw.emplace_back(batch->raw[i]);
+    for (size_t i = 0; i < batch->raw.size(); ++i) out.raw.push_back(change::RowText(*batch, i));
     out.rejected.insert(out.rejected.end(), batch->rejected.begin(), batch->rejected.end());
   }
   return out;
@@ -63,7 +64,7 @@ inline void DescribeBatch(const change::ChangeBatch& b, std::vector<std::string>
     const change::SourcePosition& p = b.positions[i];
     line += " @" + std::to_string(p.line) + ":" + std::to_string(p.byte_offset) + "-" +
             std::to_string(p.byte_end) + " " + p.file;
-    if (i < b.raw.size()) line += " " + std::string(b.raw[i]);
+    if (i < b.raw.size()) line += " " + change::RowText(b, i);
     rows->push_back(std::move(line));
   }
   for (const change::RejectedRecord& j : b.rejected) {

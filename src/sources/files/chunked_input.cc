@@ -9,7 +9,7 @@ Result<ChunkedInput> ChunkedInput::Open(const io::FileSystem& fs, const std::str
                                         int64_t chunk_bytes) {
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs.OpenRead(path));
   CDCLAKE_ASSIGN_OR_RETURN(uint64_t size, file->Size());
-  return ChunkedInput(std::move(file), size,
+  return ChunkedInput(fs, std::move(file), size,
                       static_cast<uint64_t>(std::max<int64_t>(chunk_bytes, 1)), 0);
 }
 
@@ -18,7 +18,7 @@ Result<ChunkedInput> ChunkedInput::OpenRange(const io::FileSystem& fs, const std
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs.OpenRead(path));
   CDCLAKE_ASSIGN_OR_RETURN(uint64_t size, file->Size());
   end = std::min(end, size);
-  return ChunkedInput(std::move(file), end,
+  return ChunkedInput(fs, std::move(file), end,
                       static_cast<uint64_t>(std::max<int64_t>(chunk_bytes, 1)),
                       std::min(begin, end));
 }

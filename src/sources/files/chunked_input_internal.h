@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "change/row_text.h"
 #include "io/file_system.h"
 
 namespace cdclake::sources::internal {
@@ -35,6 +36,8 @@ class ChunkedInput {
   void Consume(size_t n) { consumed_ += n; }
   /// Appends the next chunk of the file to available(). REQUIRES: !at_eof().
   Status ReadMore();
+  /// Reads the file's texts back (for rows that leave their text in the file).
+  const std::shared_ptr<const change::RowTextSource>& text_source() const { return text_source_; }
   /// Starts over at the first byte of the file (of the range).
   void Rewind();
   /// Consumes a UTF-8 byte-order mark at the current position, if there is one and the
@@ -43,15 +46,17 @@ class ChunkedInput {
   Status SkipByteOrderMark();
 
  private:
-  ChunkedInput(std::unique_ptr<io::RandomAccessFile> file, uint64_t size, uint64_t chunk_bytes,
-               uint64_t begin)
-      : file_(std::move(file)),
+  ChunkedInput(const io::FileSystem& fs, std::unique_ptr<io::RandomAccessFile> file, uint64_t size,
+               uint64_t chunk_bytes, uint64_t begin)
+      : text_source_(std::make_shared<change::RowTextSource>(fs)),
+        file_(std::move(file)),
         size_(size),
         chunk_bytes_(chunk_bytes),
         begin_(begin),
         buffer_offset_(begin),
         read_end_(begin) {}
 
+  std::shared_ptr<const change::RowTextSource> text_source_;
   std::unique_ptr<io::RandomAccessFile> file_;
   uint64_t size_ = 0;
   uint64_t chunk_bytes_ = 0;

@@ -1,6 +1,7 @@
 // LineAtOffset: line endings counted chunk by chunk. FindFileCut and the two-halves reader of
 // line-based files.
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <string>
@@ -75,12 +76,20 @@ class TwoHalvesReader final : public ChangeFileReader {
 }  // namespace
 
 Result<int64_t> LineAtOffset(io::RandomAccessFile& file, uint64_t offset) {
-  constexpr uint64_t kChunk = 8 << 20;
+  // Small chunks into one buffer: it stays in the cache and its pages are touched once (8 MiB
+  // chunks took 60 ms for 29 MB, most of it page faults of the fresh buffer).
+  constexpr uint64_t kChunk = 1 << 20;
   int64_t line = 1;
   std::string chunk;
   for (uint64_t at = 0; at < offset; at += kChunk) {
     CDCLAKE_RETURN_IF_ERROR(file.ReadAt(at, std::min(kChunk, offset - at), &chunk));
-    line += static_cast<int64_t>(std::count(chunk.begin(), chunk.end(), '\n'));
+    const char* p = chunk.data();
+    const char* end = p + chunk.size();
+    while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))) !=
+           nullptr) {
+      ++line;
+      ++p;
+    }
   }
   return line;
 }

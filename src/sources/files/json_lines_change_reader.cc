@@ -42,6 +42,7 @@ JsonLinesChangeReader::JsonLinesChangeReader(ChunkedInput input, data::Schema sc
       rescue_(rescue),
       rescued_(std::move(path)) {
   for (size_t i = 0; i < keys_.size(); ++i) key_index_.emplace(keys_[i], static_cast<int>(i));
+  builder_.set_text_source(input_.text_source());  // rows leave their text in the file
   // The file's columns: all of the schema's but the rescued-data column.
   const size_t file_columns = builder_.schema().num_fields() - (rescue_ ? 1 : 0);
   for (size_t c = 0; c < file_columns; ++c) types_.push_back(builder_.schema().field(c).type);

@@ -270,6 +270,8 @@ TEST(JsonLinesChangeReader, AnySizeOfReadChunkGivesTheSameResult) {
   ASSERT_EQ(expected.rejected.size(), 1u);
   EXPECT_EQ(expected.schema.field(0).name, "id");
   EXPECT_EQ(expected.positions[0].byte_offset, 3);
+  EXPECT_EQ(expected.raw[0], "{\"id\":1,\"s\":\"caf\\u00e9\",\"n\":1.50}");  // read back
+  EXPECT_EQ(expected.raw[2], "{\"id\":3,\"obj\":{\"k\":[1,{\"z\":null}]}}");
   EXPECT_EQ(expected.rows[0][1], Str("caf\xC3\xA9"));
   EXPECT_EQ(expected.rows[2][3], Str("{\"k\":[1,{\"z\":null}]}"));
   for (int64_t chunk = 1; chunk <= 9; ++chunk) {

@@ -181,6 +181,7 @@ bool SqlServerCdcReaderImpl::DecodeRow(const data::RecordBatch& in, int64_t r, D
 change::ChangeBatch SqlServerCdcReaderImpl::Decode(change::ChangeBatch in) {
   change::ChangeBatch out;
   out.rejected = std::move(in.rejected);
+  out.text_source = in.text_source;
   std::vector<DecodedRow> rows;
   rows.reserve(static_cast<size_t>(in.rows.num_rows()));
   DecodedRow row;
@@ -189,7 +190,7 @@ change::ChangeBatch SqlServerCdcReaderImpl::Decode(change::ChangeBatch in) {
     size_t ri = static_cast<size_t>(r);
     if (!DecodeRow(in.rows, r, &row, &reason)) {
       out.rejected.push_back(change::RejectedRecord{
-          ri < in.raw.size() ? std::string(in.raw[ri]) : std::string(),
+          change::RowText(in, ri),
           ri < in.positions.size() ? in.positions[ri] : change::SourcePosition(), reason});
       continue;
     }
@@ -256,7 +257,11 @@ change::ChangeBatch SqlServerCdcReaderImpl::Decode(change::ChangeBatch in) {
     } else {
       out.positions.push_back(change::SourcePosition());
     }
-    out.raw.push_back(ri < in.raw.size() ? in.raw[ri] : std::string_view());
+    if (ri < in.raw.size()) {
+      out.raw.AddFrom(in.raw, ri);
+    } else {
+      out.raw.emplace_back();
+    }
   }
   return out;
 }

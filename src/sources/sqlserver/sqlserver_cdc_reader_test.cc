@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "change/ordered_encoding.h"
+#include "change/row_text.h"
 #include "data/value.h"
 #include "io/memory_file_system.h"
 
@@ -95,7 +96,7 @@ Result<Outcome> ReadCdc(std::string_view text, SqlServerCdcOptions options,
     }
     for (size_t i = 0; i < batch->positions.size(); ++i)
       out.positions.push_back(batch->positions[i]);
-    for (size_t i = 0; i < batch->raw.size(); ++i) out.raw.emplace_back(batch->raw[i]);
+    for (size_t i = 0; i < batch->raw.size(); ++i) out.raw.push_back(change::RowText(*batch, i));
     out.rejected.insert(out.rejected.end(), batch->rejected.begin(), batch->rejected.end());
   }
   out.counts = reader->counts();
