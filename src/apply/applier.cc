@@ -245,8 +245,7 @@ std::string ApplierImpl::Property(const std::string& key) const {
 Status ApplierImpl::Quarantine(const change::ChangeBatch& batch, int64_t row, std::string reason,
                                std::vector<change::RejectedRecord>* out) const {
   change::RejectedRecord record;
-  record.raw = change::RowText(batch, static_cast<size_t>(row));
-  if (record.raw.empty()) record.raw = RowAsJson(batch.rows, row);
+  record.raw = change::RowTextOrJson(batch, static_cast<size_t>(row));
   if (static_cast<size_t>(row) < batch.positions.size()) record.position = batch.positions[row];
   record.reason = std::move(reason);
   out->push_back(std::move(record));

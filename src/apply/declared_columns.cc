@@ -14,8 +14,7 @@ namespace cdclake::apply {
 change::RejectedRecord Rejected(const change::ChangeBatch& batch, int64_t r, std::string reason,
                                 std::string misfit_column) {
   change::RejectedRecord record;
-  record.raw = change::RowText(batch, static_cast<size_t>(r));
-  if (record.raw.empty()) record.raw = RowAsJson(batch.rows, r);
+  record.raw = change::RowTextOrJson(batch, static_cast<size_t>(r));
   if (static_cast<size_t>(r) < batch.positions.size()) record.position = batch.positions[r];
   record.reason = std::move(reason);
   record.misfit_column = std::move(misfit_column);

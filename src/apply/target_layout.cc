@@ -242,16 +242,4 @@ Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
   return Status::OK();
 }
 
-std::string RowAsJson(const data::RecordBatch& rows, int64_t r) {
-  std::string out = "{";
-  for (size_t c = 0; c < rows.num_columns(); ++c) {
-    if (c) out += ",";
-    data::AppendJsonString(rows.schema().field(c).name, &out);
-    out += ":";
-    data::AppendValueJson(rows.column(c).GetValue(r), *rows.schema().field(c).type, &out);
-  }
-  out += "}";
-  return out;
-}
-
 }  // namespace cdclake::apply

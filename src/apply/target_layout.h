@@ -78,7 +78,4 @@ Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
                         std::vector<data::Field>* added,
                         std::map<std::string, data::TypePtr>* widened);
 
-/// Row `r` as a JSON object (for quarantine records of rows without raw text).
-std::string RowAsJson(const data::RecordBatch& rows, int64_t r);
-
 }  // namespace cdclake::apply

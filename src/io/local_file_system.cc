@@ -173,9 +173,15 @@ class LocalRandomAccessFile final : public RandomAccessFile {
   }
 
   Status ReadAt(uint64_t offset, uint64_t length, std::string* out) const override {
-    CDCLAKE_ASSIGN_OR_RETURN(uint64_t size, Size());
+    // The size is looked up again only for a read past the size seen last (the file may have
+    // grown): a stat per read was a third of the system calls of reading many small ranges.
+    uint64_t size = known_size_.load(std::memory_order_relaxed);
     if (!internal::InRange(offset, length, size)) {
-      return internal::ReadPastEnd(path_, offset, length, size);
+      CDCLAKE_ASSIGN_OR_RETURN(size, Size());
+      known_size_.store(size, std::memory_order_relaxed);
+      if (!internal::InRange(offset, length, size)) {
+        return internal::ReadPastEnd(path_, offset, length, size);
+      }
     }
     out->resize(length);
     uint64_t done = 0;
@@ -198,6 +204,7 @@ class LocalRandomAccessFile final : public RandomAccessFile {
 
  private:
   std::string path_;
+  mutable std::atomic<uint64_t> known_size_{0};  // the size Size() gave last
   int fd_;
 };
 

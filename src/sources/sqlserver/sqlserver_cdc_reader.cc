@@ -190,7 +190,7 @@ change::ChangeBatch SqlServerCdcReaderImpl::Decode(change::ChangeBatch in) {
     size_t ri = static_cast<size_t>(r);
     if (!DecodeRow(in.rows, r, &row, &reason)) {
       out.rejected.push_back(change::RejectedRecord{
-          change::RowText(in, ri),
+          change::RowTextOrJson(in, ri),
           ri < in.positions.size() ? in.positions[ri] : change::SourcePosition(), reason});
       continue;
     }
