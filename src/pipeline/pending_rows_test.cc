@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "change/row_text.h"
 #include "data/value.h"
+#include "io/memory_file_system.h"
 
 namespace cdclake::pipeline {
 namespace {
@@ -16,9 +18,24 @@ namespace {
 using data::DataType;
 using data::Value;
 
-// Rows with ids at the given byte offsets, and rejected records at others.
+// The raw text of the row at byte offset `at`: one letter, the letter at `at` of Letters().
+std::string TextAt(int64_t at) {
+  return std::string(1, static_cast<char>('a' + at % 26));
+}
+const std::string& Letters() {
+  static const std::string letters = [] {
+    std::string s;
+    for (int64_t at = 0; at < 4096; ++at) s += TextAt(at);
+    return s;
+  }();
+  return letters;
+}
+
+// Rows with ids at the given byte offsets, and rejected records at others. With `texts_in`,
+// the rows leave their texts in their files, read back through that file system.
 change::ChangeBatch Batch(const std::vector<int64_t>& row_offsets,
-                          const std::vector<int64_t>& rejected_offsets, bool with_name = false) {
+                          const std::vector<int64_t>& rejected_offsets, bool with_name = false,
+                          const io::FileSystem* texts_in = nullptr) {
   std::vector<data::Field> fields = {{"id", DataType::Int64(), true}};
   if (with_name) fields.push_back({"name", DataType::String(), true});
   change::ChangeBatch batch;
@@ -28,8 +45,13 @@ change::ChangeBatch Batch(const std::vector<int64_t>& row_offsets,
     if (with_name) row.push_back(Value::Bytes("n" + std::to_string(at)));
     batch.rows.AppendRow(row);
     batch.positions.push_back({"", 0, at});
-    batch.raw.push_back(std::to_string(at));
+    if (texts_in != nullptr) {
+      batch.raw.AddInFile(1, change::RowTextDigest(TextAt(at)));
+    } else {
+      batch.raw.push_back(TextAt(at));
+    }
   }
+  if (texts_in != nullptr) batch.text_source = std::make_shared<change::RowTextSource>(*texts_in);
   for (int64_t at : rejected_offsets) batch.rejected.push_back({"bad", {"", 0, at}, "why"});
   return batch;
 }
@@ -100,6 +122,9 @@ TEST(PendingRowsTest, MissingColumnsAreNullAndTypesMustAgree) {
 // Small batches are joined up to a chunk's rows (here 0 to 8), larger ones kept whole.
 TEST(PendingRowsTest, RandomBatchesAndTakesKeepEveryRowInOrder) {
   std::mt19937 rng(20261204);
+  // Every batch's file holds the letters: any batch's rows read their texts back from it.
+  io::MemoryFileSystem fs;
+  for (int b = 0; b < 12; ++b) ASSERT_TRUE(fs.WriteFile("f" + std::to_string(b), Letters()).ok());
   for (int round = 0; round < 60; ++round) {
     PendingRows pending(round % 9);
     int64_t next = 0;             // offset of the next row added
@@ -110,7 +135,8 @@ TEST(PendingRowsTest, RandomBatchesAndTakesKeepEveryRowInOrder) {
       const bool with_name = rng() % 3 != 0;
       std::vector<int64_t> offsets;
       for (int64_t i = 0; i < rows; ++i) offsets.push_back(next++);
-      change::ChangeBatch batch = Batch(offsets, {}, with_name);
+      // Some batches keep their texts, others leave them in their files.
+      change::ChangeBatch batch = Batch(offsets, {}, with_name, rng() % 2 == 0 ? &fs : nullptr);
       if (with_name && rng() % 2 == 0) {
         batch.unchanged.assign(2, std::vector<uint8_t>(offsets.size(), 0));
         for (size_t i = 0; i < offsets.size(); ++i) {
@@ -133,7 +159,7 @@ TEST(PendingRowsTest, RandomBatchesAndTakesKeepEveryRowInOrder) {
         for (int64_t r = 0; r < got; ++r, ++expected) {
           ASSERT_EQ(taken.rows.column(0).GetValue(r), Value::Int(expected));
           EXPECT_EQ(taken.positions.byte_offset(static_cast<size_t>(r)), expected);
-          EXPECT_EQ(taken.raw[static_cast<size_t>(r)], std::to_string(expected));
+          EXPECT_EQ(change::RowText(taken, static_cast<size_t>(r)), TextAt(expected));
           if (name < 0) continue;
           // A row read without the column is NULL there; with it, its own name.
           const Value v = taken.rows.column(static_cast<size_t>(name)).GetValue(r);

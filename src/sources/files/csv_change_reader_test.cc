@@ -365,6 +365,10 @@ TEST(CsvChangeReader, AnySizeOfReadChunkGivesTheSameResult) {
   ASSERT_EQ(expected.rejected.size(), 2u);
   EXPECT_EQ(expected.schema.field(0).name, "id");  // the byte order mark is not part of it
   EXPECT_EQ(expected.positions[0].byte_offset, 3 + 16);
+  // The rows' texts, read back from the file: a quoted record over two lines, the last row
+  // without its line ending.
+  EXPECT_EQ(expected.raw, (std::vector<std::string>{"1,\"multi\r\nline, \"\"quoted\"\"\",1.25",
+                                                    "3,\"\",", "5,last,2.5"}));
   for (int64_t chunk = 1; chunk <= 12; ++chunk) {
     ChangeFileOptions options = Csv(schema);
     options.read_chunk_bytes = chunk;
