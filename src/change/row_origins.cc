@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace cdclake::change {
 
@@ -227,7 +228,14 @@ std::string_view RawTexts::operator[](size_t i) const {
 std::vector<std::string> RawTexts::ToStrings() const {
   std::vector<std::string> out;
   out.reserve(size());
-  for (size_t i = 0; i < size(); ++i) out.emplace_back((*this)[i]);
+  for (size_t i = 0; i < size(); ++i) {
+    if (in_file(i)) {  // shown by what identifies it, so that two lists compare by it too
+      out.push_back("(in file: " + std::to_string(in_file_length(i)) + " bytes, digest " +
+                    std::to_string(in_file_digest(i)) + ")");
+    } else {
+      out.emplace_back((*this)[i]);
+    }
+  }
   return out;
 }
 

@@ -137,7 +137,8 @@ class RawTexts {
   void Keep(const std::vector<int64_t>& keep);
   RawTexts TakeFront(size_t n);
 
-  /// The texts as strings (for tests and messages).
+  /// The texts as strings (for tests and messages); a text left in its file shows as its length
+  /// and digest.
   std::vector<std::string> ToStrings() const;
   friend bool operator==(const RawTexts& a, const RawTexts& b) {
     return a.ToStrings() == b.ToStrings();

@@ -158,6 +158,14 @@ TEST(RowOriginsTest, InFileEntriesSurviveEveryEdit) {
   EXPECT_TRUE(one.in_file(0));
   EXPECT_EQ(one.in_file_digest(0), 0x99u);
   EXPECT_EQ(one[1], "three");
+  // Lists compare by the entries in files too.
+  RawTexts x, y;
+  x.AddInFile(5, 1);
+  y.AddInFile(5, 2);
+  EXPECT_FALSE(x == y);
+  y = x;
+  EXPECT_TRUE(x == y);
+  EXPECT_EQ(x.ToStrings(), (std::vector<std::string>{"(in file: 5 bytes, digest 1)"}));
 }
 
 }  // namespace

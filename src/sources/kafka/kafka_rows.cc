@@ -136,6 +136,9 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
     for (;;) {
       CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::ChangeBatch> batch, source->Next());
       if (!batch) break;
+      // The in-memory file system ends with this function: no row may refer to it for its text
+      // (none does, keep_row_text being off; this keeps it so).
+      batch->text_source = nullptr;
       DebeziumPiece piece;
       size_t last_line = 0;
       for (size_t i = 0; i < batch->positions.size(); ++i) {
