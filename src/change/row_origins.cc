@@ -181,7 +181,9 @@ void RawTexts::AddInFile(uint64_t length, uint64_t digest) {
 }
 
 void RawTexts::AddFrom(const RawTexts& other, size_t i) {
-  if (other.in_file(i)) {
+  if (i >= other.size()) {
+    spans_.push_back(Span{});
+  } else if (other.in_file(i)) {
     spans_.push_back(other.spans_[i]);
   } else {
     push_back(other[i]);

@@ -121,7 +121,8 @@ class RawTexts {
   /// Appends a text left in its file: `length` bytes from the row's position's byte_offset,
   /// whose XXH3-64 is `digest`.
   void AddInFile(uint64_t length, uint64_t digest);
-  /// Appends entry `i` of `other` (its text, or where it is in its file).
+  /// Appends entry `i` of `other` (its text, or where it is in its file); no text when `other`
+  /// has no entry `i`.
   void AddFrom(const RawTexts& other, size_t i);
   void Append(const RawTexts& other);
   /// Appends `other`'s texts by taking its blocks over (nothing copied) and leaves it empty;

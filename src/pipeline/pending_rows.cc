@@ -91,13 +91,7 @@ Status PendingRows::Add(change::ChangeBatch batch, const std::string& file, int6
     if (batch.raw.size() == un && !join) {
       chunk.raw = std::move(batch.raw);
     } else {
-      for (size_t i = 0; i < un; ++i) {
-        if (i < batch.raw.size()) {
-          chunk.raw.AddFrom(batch.raw, i);
-        } else {
-          chunk.raw.emplace_back();
-        }
-      }
+      for (size_t i = 0; i < un; ++i) chunk.raw.AddFrom(batch.raw, i);
     }
     chunk.rows += n;
     if (!join) chunks_.push_back(std::move(fresh));

@@ -126,7 +126,7 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
     CDCLAKE_RETURN_IF_ERROR(fs.WriteFile(path, text));
     ChangeSourceOptions options;
     options.schema = schema;
-    options.keep_row_text = false;
+    options.keep_row_text = false;  // also: no row refers to `fs`, which ends here, for its text
     options.batch_rows = static_cast<int64_t>(line_record.size()) + 1;
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<ChangeSource> source,
                              OpenChangeSource(fs, path, SourceFormat::kDebezium, options));
@@ -136,9 +136,6 @@ Result<std::vector<DebeziumPiece>> DebeziumRows(const std::vector<KafkaRecord>& 
     for (;;) {
       CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::ChangeBatch> batch, source->Next());
       if (!batch) break;
-      // The in-memory file system ends with this function: no row may refer to it for its text
-      // (none does, keep_row_text being off; this keeps it so).
-      batch->text_source = nullptr;
       DebeziumPiece piece;
       size_t last_line = 0;
       for (size_t i = 0; i < batch->positions.size(); ++i) {

@@ -257,11 +257,7 @@ change::ChangeBatch SqlServerCdcReaderImpl::Decode(change::ChangeBatch in) {
     } else {
       out.positions.push_back(change::SourcePosition());
     }
-    if (ri < in.raw.size()) {
-      out.raw.AddFrom(in.raw, ri);
-    } else {
-      out.raw.emplace_back();
-    }
+    out.raw.AddFrom(in.raw, ri);
   }
   return out;
 }
