@@ -2,6 +2,7 @@
 // metadata entries (which table version it reflects). Writes are atomic batches.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -49,19 +50,28 @@ class KeyIndex {
 /// An index in memory (tests, and tables on a non-local file system).
 std::unique_ptr<KeyIndex> NewMemoryKeyIndex();
 
+/// An index whose table files total at most this many bytes (about 2.6M keys of an SCD1 table)
+/// is read through a memory map of its files, and the files it writes are not compressed; a
+/// larger one is read into the block cache and writes LZ4. The map wins while a batch's look-ups
+/// touch most of the index's pages, and loses past that (docs/apply.md, "The key index and its
+/// durable form").
+constexpr int64_t kIndexMapBudgetBytes = int64_t{160} << 20;
+
 /// A RocksDB database in the local folder `path`, created if missing. Memory stays bounded
-/// (block cache `cache_bytes`), so tables larger than RAM work. With `write_ahead_log` false,
-/// writes skip RocksDB's log (and its fsync): each stays atomic, but a crash may lose the
-/// latest ones — for callers that can redo them (the engine replays its index log).
-Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(const std::string& path,
-                                                    int64_t cache_bytes = 256 << 20,
-                                                    bool write_ahead_log = true);
+/// (block cache `cache_bytes`, and a memory map only up to `map_budget_bytes` of table files),
+/// so tables larger than RAM work. With `write_ahead_log` false, writes skip RocksDB's log (and
+/// its fsync): each stays atomic, but a crash may lose the latest ones — for callers that can
+/// redo them (the engine replays its index log).
+Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(
+    const std::string& path, int64_t cache_bytes = 256 << 20, bool write_ahead_log = true,
+    int64_t map_budget_bytes = kIndexMapBudgetBytes);
 
 /// The RocksDB database in the existing folder `path` opened read only, for tools: no lock is
 /// taken and nothing is written there (not even RocksDB's LOG), so a flow may keep writing it
 /// meanwhile; what that flow has not flushed yet is not seen. Write fails with kNotSupported.
-Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndexReadOnly(const std::string& path,
-                                                            int64_t cache_bytes = 64 << 20);
+Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndexReadOnly(
+    const std::string& path, int64_t cache_bytes = 64 << 20,
+    int64_t map_budget_bytes = kIndexMapBudgetBytes);
 
 /// Removes the RocksDB database at `path` (used to drop an index that must be rebuilt).
 Status DestroyRocksKeyIndex(const std::string& path);

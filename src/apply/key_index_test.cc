@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -26,6 +27,20 @@ struct RocksBackend {
       dir.emplace(std::move(made).value());
     }
     return OpenRocksKeyIndex(dir->path() + "/index", 8 << 20);
+  }
+};
+
+// RocksDB past its map budget: blocks read into the block cache, files compressed.
+struct RocksBlockCacheBackend {
+  std::optional<io::ScratchDir> dir;
+  Result<std::unique_ptr<KeyIndex>> Open() {
+    if (!dir) {
+      auto made = io::ScratchDir::Create("cdclake-keyindex-");
+      if (!made.ok()) return made.status();
+      dir.emplace(std::move(made).value());
+    }
+    return OpenRocksKeyIndex(dir->path() + "/index", 8 << 20, /*write_ahead_log=*/true,
+                             /*map_budget_bytes=*/0);
   }
 };
 
@@ -67,7 +82,7 @@ class KeyIndexTest : public ::testing::Test {
   std::unique_ptr<KeyIndex> index_;
 };
 
-using Backends = ::testing::Types<MemoryBackend, RocksBackend>;
+using Backends = ::testing::Types<MemoryBackend, RocksBackend, RocksBlockCacheBackend>;
 TYPED_TEST_SUITE(KeyIndexTest, Backends);
 
 using Entries = std::vector<std::pair<std::string, std::string>>;
@@ -332,6 +347,60 @@ TEST_F(RocksKeyIndexTest, LargeWriteIngestedEqualsTheMemoryIndex) {
   EXPECT_EQ(expected.count("k14"), 0u);
   EXPECT_EQ(all(**reopened), expected);
   EXPECT_FALSE(Exists(path_ + "/cdclake-ingest.sst"));
+}
+
+// The map budget (docs/apply.md, "The key index and its durable form"): an index within it
+// writes uncompressed table files, one past it compressed ones, and either kind of file reads
+// back the same through the memory map and through the block cache.
+TEST_F(RocksKeyIndexTest, MapBudgetChoosesCompressionAndBothReadPathsAgree) {
+  IndexWriteBatch load;  // ingested: more than 200,000 entries
+  for (int i = 0; i < 210000; ++i) {
+    load.puts.emplace_back("k" + std::to_string(i), "state-of-key-" + std::to_string(i % 1000));
+  }
+  auto table_bytes = [](const std::string& folder) {
+    int64_t bytes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+      if (entry.path().extension() == ".sst") bytes += static_cast<int64_t>(entry.file_size());
+    }
+    return bytes;
+  };
+  const std::string small = path_ + "-small";  // within the budget
+  const std::string large = path_ + "-large";  // past it
+  for (const auto& [folder, budget] : {std::pair{small, kIndexMapBudgetBytes}, {large, 0}}) {
+    auto opened = OpenRocksKeyIndex(folder, 4 << 20, /*write_ahead_log=*/false, budget);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    ASSERT_TRUE((*opened)->Write(load).ok());
+  }
+  const int64_t plain = table_bytes(small);
+  const int64_t compressed = table_bytes(large);
+  EXPECT_GT(plain, compressed * 3 / 2) << plain << " against " << compressed;
+
+  std::vector<std::string> keys;
+  std::vector<std::optional<std::string>> expected;
+  for (int i = -5; i < 210005; i += 7) {
+    keys.push_back("k" + std::to_string(i));
+    expected.push_back(i >= 0 && i < 210000
+                           ? std::optional<std::string>("state-of-key-" + std::to_string(i % 1000))
+                           : std::nullopt);
+  }
+  // Each folder read both ways, then written through the memtable and read again.
+  for (const std::string& folder : {small, large}) {
+    for (int64_t budget : {kIndexMapBudgetBytes, int64_t{0}}) {
+      auto opened = OpenRocksKeyIndex(folder, 4 << 20, /*write_ahead_log=*/false, budget);
+      ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+      std::vector<std::optional<std::string>> got;
+      ASSERT_TRUE((*opened)->MultiGet(keys, &got).ok());
+      EXPECT_EQ(got, expected) << folder << " with budget " << budget;
+      IndexWriteBatch more;
+      more.puts.emplace_back("k7", budget == 0 ? "by the block cache" : "by the map");
+      ASSERT_TRUE((*opened)->Write(more).ok());
+      auto seven = (*opened)->Get("k7");
+      ASSERT_TRUE(seven.ok());
+      EXPECT_EQ(**seven, budget == 0 ? "by the block cache" : "by the map");
+      more.puts[0].second = "state-of-key-7";
+      ASSERT_TRUE((*opened)->Write(more).ok());
+    }
+  }
 }
 
 TEST_F(RocksKeyIndexTest, DestroyRemovesTheDatabase) {

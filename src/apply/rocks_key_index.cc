@@ -1,5 +1,6 @@
 // RocksKeyIndex: the KeyIndex in a RocksDB database in a local folder, tuned for bounded memory
-// (block cache, bloom filters, index and filter blocks charged to the cache). Synced batches.
+// (block cache, bloom filters, index and filter blocks charged to the cache, a memory map of the
+// table files only while they are small). Synced batches.
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
@@ -78,6 +79,24 @@ std::string PrefixEnd(std::string_view prefix) {
   return end;
 }
 
+// The bytes of the table files in the index folder `path` (0 when it does not exist yet).
+int64_t TableFileBytes(const std::string& path) {
+  std::vector<rocksdb::Env::FileAttributes> files;
+  if (!rocksdb::Env::Default()->GetChildrenFileAttributes(path, &files).ok()) return 0;
+  int64_t bytes = 0;
+  for (const rocksdb::Env::FileAttributes& file : files) {
+    if (file.name.ends_with(".sst")) bytes += static_cast<int64_t>(file.size_bytes);
+  }
+  return bytes;
+}
+
+// Table files are written without compression while the index stays within the map budget
+// (they are then read through the memory map, where an uncompressed block is used in place),
+// with LZ4 beyond it.
+rocksdb::CompressionType CompressionFor(int64_t table_bytes, int64_t map_budget_bytes) {
+  return table_bytes <= map_budget_bytes ? rocksdb::kNoCompression : rocksdb::kLZ4Compression;
+}
+
 // RocksDB's LOG file gets warnings and errors only. Its own level setting does not cover the
 // header (version, every option, the files found) that each open writes, tens of kilobytes.
 class WarningsOnlyLogger final : public rocksdb::LoggerWrapper {
@@ -107,6 +126,7 @@ class NullLogger final : public rocksdb::Logger {
 };
 
 Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_bytes,
+                                     int64_t table_bytes, int64_t map_budget_bytes,
                                      bool read_only = false) {
   rocksdb::Options options;
   options.create_if_missing = !read_only;
@@ -118,7 +138,14 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
   // and searching its skip list is their largest cost otherwise.
   options.memtable_prefix_bloom_size_ratio = 0.05;
   options.memtable_whole_key_filtering = true;
-  options.compression = rocksdb::kLZ4Compression;
+  // An index within the map budget is read through a memory map of its table files: a
+  // MultiGet then finds its keys in the page cache's pages, with no block read, decompressed and
+  // put into the block cache per look-up (1M keys: MultiGet 200 → 66 ms). Each page touched is a
+  // page fault, though, and the mapped pages count in the RSS: at 10M keys (610 MB) the MultiGet
+  // took 1.46 s against 0.61 s, hence the budget (docs/apply.md, "The key index and its
+  // durable form"). Beyond it blocks are read into the bounded block cache and files compressed.
+  options.allow_mmap_reads = table_bytes <= map_budget_bytes;
+  options.compression = CompressionFor(table_bytes, map_budget_bytes);
   // Compactions run at idle CPU priority, flushes at low. A process that applies one batch and
   // exits rarely finishes a compaction of earlier processes' files before its close cancels it,
   // and at normal priority that work took a core from the batch: at 10M rows a batch replay took
@@ -177,10 +204,12 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
 class RocksKeyIndex final : public KeyIndex {
  public:
   RocksKeyIndex(std::string path, std::unique_ptr<rocksdb::DB> db, bool write_ahead_log,
-                bool read_only = false)
+                int64_t table_bytes, int64_t map_budget_bytes, bool read_only = false)
       : path_(std::move(path)),
         db_(std::move(db)),
         write_ahead_log_(write_ahead_log),
+        table_bytes_(table_bytes),
+        map_budget_bytes_(map_budget_bytes),
         read_only_(read_only) {}
 
   ~RocksKeyIndex() override {
@@ -294,7 +323,16 @@ class RocksKeyIndex final : public KeyIndex {
     const std::string file = path_ + "/" + kIngestFile;
     rocksdb::Env* env = db_->GetEnv();
     if (env->FileExists(file).ok()) (void)env->DeleteFile(file);  // left by a crash
-    const rocksdb::Options options = db_->GetOptions();           // outlives the writer
+    // Compressed when the index it joins would outgrow the map budget (a load of many keys);
+    // the entry sizes plus a little for each entry's block overhead stand for the file's size.
+    int64_t entry_bytes = 0;
+    for (uint32_t i : order) {
+      entry_bytes += static_cast<int64_t>(batch.puts[i].first.size() + batch.puts[i].second.size());
+    }
+    for (const std::string* key : deletes) entry_bytes += static_cast<int64_t>(key->size());
+    entry_bytes += 8 * static_cast<int64_t>(order.size() + deletes.size());
+    rocksdb::Options options = db_->GetOptions();  // outlives the writer
+    options.compression = CompressionFor(table_bytes_ + entry_bytes, map_budget_bytes_);
     rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
     rocksdb::Status s = writer.Open(file);
     if (!s.ok()) return FromRocks(s, "ingest file open in", path_);
@@ -333,45 +371,55 @@ class RocksKeyIndex final : public KeyIndex {
   std::string path_;
   std::unique_ptr<rocksdb::DB> db_;
   bool write_ahead_log_ = true;
-  bool read_only_ = false;  // OpenRocksKeyIndexReadOnly
-  bool wrote_ = false;      // a write came before (kIngestFirstFrom)
+  int64_t table_bytes_ = 0;       // of the table files at open
+  int64_t map_budget_bytes_ = 0;  // OpenRocksKeyIndex's
+  bool read_only_ = false;        // OpenRocksKeyIndexReadOnly
+  bool wrote_ = false;            // a write came before (kIngestFirstFrom)
 };
 
 }  // namespace
 
 Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(const std::string& path, int64_t cache_bytes,
-                                                    bool write_ahead_log) {
+                                                    bool write_ahead_log,
+                                                    int64_t map_budget_bytes) {
   if (path.empty()) return Status::InvalidArgument("rocksdb key index: empty path");
   if (cache_bytes <= 0) {
     return Status::InvalidArgument("rocksdb key index " + path + ": cache_bytes must be > 0");
   }
-  CDCLAKE_ASSIGN_OR_RETURN(rocksdb::Options options, MakeOptions(path, cache_bytes));
+  const int64_t table_bytes = TableFileBytes(path);
+  CDCLAKE_ASSIGN_OR_RETURN(rocksdb::Options options,
+                           MakeOptions(path, cache_bytes, table_bytes, map_budget_bytes));
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(options, path, &raw);
   if (!s.ok()) {
     delete raw;
     return FromRocks(s, "open", path);
   }
-  return std::unique_ptr<KeyIndex>(
-      std::make_unique<RocksKeyIndex>(path, std::unique_ptr<rocksdb::DB>(raw), write_ahead_log));
+  return std::unique_ptr<KeyIndex>(std::make_unique<RocksKeyIndex>(
+      path, std::unique_ptr<rocksdb::DB>(raw), write_ahead_log, table_bytes, map_budget_bytes));
 }
 
 Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndexReadOnly(const std::string& path,
-                                                            int64_t cache_bytes) {
+                                                            int64_t cache_bytes,
+                                                            int64_t map_budget_bytes) {
   if (path.empty()) return Status::InvalidArgument("rocksdb key index: empty path");
   if (cache_bytes <= 0) {
     return Status::InvalidArgument("rocksdb key index " + path + ": cache_bytes must be > 0");
   }
-  CDCLAKE_ASSIGN_OR_RETURN(rocksdb::Options options,
-                           MakeOptions(path, cache_bytes, /*read_only=*/true));
+  const int64_t table_bytes = TableFileBytes(path);
+  CDCLAKE_ASSIGN_OR_RETURN(
+      rocksdb::Options options,
+      MakeOptions(path, cache_bytes, table_bytes, map_budget_bytes, /*read_only=*/true));
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::OpenForReadOnly(options, path, &raw);
   if (!s.ok()) {
     delete raw;
     return FromRocks(s, "open (read only)", path);
   }
-  return std::unique_ptr<KeyIndex>(std::make_unique<RocksKeyIndex>(
-      path, std::unique_ptr<rocksdb::DB>(raw), /*write_ahead_log=*/false, /*read_only=*/true));
+  return std::unique_ptr<KeyIndex>(
+      std::make_unique<RocksKeyIndex>(path, std::unique_ptr<rocksdb::DB>(raw),
+                                      /*write_ahead_log=*/false, table_bytes, map_budget_bytes,
+                                      /*read_only=*/true));
 }
 
 Status DestroyRocksKeyIndex(const std::string& path) {
