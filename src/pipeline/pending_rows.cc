@@ -6,8 +6,14 @@
 #include <deque>
 #include <iterator>
 #include <numeric>
+#include <thread>
 
 namespace cdclake::pipeline {
+
+namespace {
+// Take joins the columns of this many rows or more on two threads.
+constexpr int64_t kJoinOnTwoThreadsFrom = 65536;
+}  // namespace
 
 bool PendingRows::Accepts(const data::Schema& schema) const {
   for (const data::Field& f : schema.fields()) {
@@ -155,11 +161,12 @@ change::ChangeBatch PendingRows::Take(int64_t n) {
   out.text_source = text_source_;
   std::vector<data::Column> columns;
   columns.reserve(fields_.size());
-  for (size_t j = 0; j < fields_.size(); ++j) {
+  for (const data::Field& field : fields_) columns.emplace_back(field.type);
+  auto join = [&](size_t j) {
     const data::TypePtr& type = fields_[j].type;
     if (count == 1 && j < chunks_[0].columns.size()) {
-      columns.push_back(std::move(chunks_[0].columns[j]));  // one batch: taken over, not copied
-      continue;
+      columns[j] = std::move(chunks_[0].columns[j]);  // one batch: taken over, not copied
+      return;
     }
     std::deque<data::Column> nulls;  // for batches read before the column was seen
     std::vector<const data::Column*> parts;
@@ -171,9 +178,20 @@ change::ChangeBatch PendingRows::Take(int64_t n) {
             &nulls.emplace_back(data::Column::Repeat(type, data::Value::Null(), chunks_[i].rows)));
       }
     }
-    data::Column& whole = columns.emplace_back(type);
-    whole.ReserveForAppend(parts);
-    for (const data::Column* part : parts) whole.AppendColumn(*part);
+    columns[j].ReserveForAppend(parts);
+    for (const data::Column* part : parts) columns[j].AppendColumn(*part);
+  };
+  if (count > 1 && n >= kJoinOnTwoThreadsFrom) {
+    // Many rows from several batches (a file decoded in two halves): the columns are copied
+    // into one on two threads, every other column each (the copying and its page faults were
+    // 5% of a 100,000-event Debezium batch's process on one).
+    std::thread helper([&] {
+      for (size_t j = 1; j < fields_.size(); j += 2) join(j);
+    });
+    for (size_t j = 0; j < fields_.size(); j += 2) join(j);
+    helper.join();
+  } else {
+    for (size_t j = 0; j < fields_.size(); ++j) join(j);
   }
   out.rows = data::RecordBatch(data::Schema(fields_), std::move(columns));
   out.rows.set_num_rows(n);

@@ -117,6 +117,40 @@ TEST(PendingRowsTest, MissingColumnsAreNullAndTypesMustAgree) {
   EXPECT_NE(added.message().find("c.csv"), std::string::npos);
 }
 
+// Many rows from two batches (a file decoded in halves) are joined column by column on two
+// threads: every row's id, name (NULL where its batch had no name column), position and text.
+TEST(PendingRowsTest, ALargeTakeOfSeveralBatchesKeepsEveryRow) {
+  PendingRows pending;
+  std::vector<int64_t> first(40000), second(40000);
+  for (int64_t i = 0; i < 40000; ++i) {
+    first[static_cast<size_t>(i)] = i;
+    second[static_cast<size_t>(i)] = 40000 + i;
+  }
+  ASSERT_TRUE(pending.Add(Batch(first, {}, /*with_name=*/true), "a.json", 0).ok());
+  ASSERT_TRUE(pending.Add(Batch(second, {}), "a.json", 0).ok());
+  ASSERT_TRUE(pending.Add(Batch({80000, 80001}, {}, /*with_name=*/true), "b.json", 1).ok());
+  change::ChangeBatch taken = pending.Take(70000);  // cuts the second batch
+  ASSERT_EQ(taken.rows.num_rows(), 70000);
+  ASSERT_EQ(taken.rows.num_columns(), 2u);
+  ASSERT_EQ(taken.raw.size(), 70000u);
+  for (int64_t r = 0; r < 70000; ++r) {
+    ASSERT_EQ(taken.rows.column(0).GetValue(r), Value::Int(r));
+    const Value name = taken.rows.column(1).GetValue(r);
+    if (r < 40000) {
+      ASSERT_EQ(name, Value::Bytes("n" + std::to_string(r)));
+    } else {
+      ASSERT_TRUE(name.is_null()) << r;
+    }
+    ASSERT_EQ(taken.positions.byte_offset(static_cast<size_t>(r)), r);
+    ASSERT_EQ(change::RowText(taken, static_cast<size_t>(r)), TextAt(r));
+  }
+  change::ChangeBatch rest = pending.Take(0);
+  ASSERT_EQ(rest.rows.num_rows(), 10002);
+  EXPECT_EQ(rest.rows.column(0).GetValue(10001), Value::Int(80001));
+  EXPECT_EQ(rest.rows.column(1).GetValue(10001), Value::Bytes("n80001"));
+  EXPECT_TRUE(rest.rows.column(1).GetValue(0).is_null());
+}
+
 // Batches of random sizes, some without the name column and some with unchanged marks, taken in
 // random amounts: the rows, marks, positions and raw texts come out in read order, whole.
 // Small batches are joined up to a chunk's rows (here 0 to 8), larger ones kept whole.
