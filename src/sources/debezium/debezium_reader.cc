@@ -41,6 +41,7 @@ using Outcome = EventDecoder::Outcome;
 
 constexpr int64_t kChunkBytes = 4 << 20;
 constexpr int64_t kMaxReservedRows = 1 << 16;
+constexpr int64_t kMaxReservedBytes = int64_t{64} << 20;  // per column
 
 // Room for `rows` more values, struct members included; `bytes` for string and binary data.
 void ReserveColumn(data::Column* column, int64_t rows, size_t bytes) {
@@ -240,9 +241,11 @@ void DebeziumReaderImpl::Materialize() {
     // String bytes: as many per row as the last batch had.
     const std::string& name = batch_.rows.schema().field(c).name;
     auto hint = bytes_per_row_.find(name);
+    // At most kMaxReservedBytes: a last batch of a few huge values says little.
     size_t bytes = hint == bytes_per_row_.end()
                        ? 0
-                       : static_cast<size_t>(hint->second * static_cast<double>(reserve));
+                       : static_cast<size_t>(std::min(hint->second * static_cast<double>(reserve),
+                                                      static_cast<double>(kMaxReservedBytes)));
     ReserveColumn(&batch_.rows.mutable_column(c), reserve, bytes);
   }
   batch_.positions.reserve(static_cast<size_t>(reserve));

@@ -11,6 +11,7 @@ namespace cdclake::sources::internal {
 namespace {
 
 constexpr int64_t kMaxReservedRows = 1 << 16;
+constexpr int64_t kMaxReservedBytes = int64_t{64} << 20;  // per column
 
 bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -56,7 +57,16 @@ void ChangeBatchBuilder::Start() {
   batch_.rows = data::RecordBatch(schema_);
   int64_t reserve = std::min(batch_rows_, kMaxReservedRows);
   for (size_t c = 0; c < batch_.rows.num_columns(); ++c) {
-    batch_.rows.mutable_column(c).Reserve(reserve);
+    data::Column& column = batch_.rows.mutable_column(c);
+    column.Reserve(reserve);
+    // String bytes as many as the last batch had per row, and a little more: grown by doubling
+    // they were copied again at every step (4% of a 1M-row CSV load's CPU).
+    // At most kMaxReservedBytes: a last batch of a few huge values says little.
+    if (c < bytes_per_row_.size() && bytes_per_row_[c] > 0) {
+      const double bytes = bytes_per_row_[c] * 1.1 * static_cast<double>(reserve);
+      column.mutable_bytes().reserve(
+          static_cast<size_t>(std::min(bytes, static_cast<double>(kMaxReservedBytes))));
+    }
   }
   batch_.positions.reserve(static_cast<size_t>(reserve));
   batch_.raw.reserve(static_cast<size_t>(reserve));
@@ -84,6 +94,13 @@ void ChangeBatchBuilder::Reject(std::string_view raw, int64_t line, uint64_t off
 
 change::ChangeBatch ChangeBatchBuilder::Finish() {
   if (batch_.rows.num_columns() == 0) batch_.rows.set_num_rows(rows_);
+  if (rows_ > 0) {
+    bytes_per_row_.resize(batch_.rows.num_columns());
+    for (size_t c = 0; c < batch_.rows.num_columns(); ++c) {
+      bytes_per_row_[c] =
+          static_cast<double>(batch_.rows.column(c).bytes().size()) / static_cast<double>(rows_);
+    }
+  }
   rows_ = 0;
   return std::move(batch_);
 }

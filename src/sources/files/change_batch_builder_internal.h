@@ -70,6 +70,7 @@ class ChangeBatchBuilder {
   int64_t rows_ = 0;
   std::shared_ptr<const change::RowTextSource> text_source_;
   change::ChangeBatch batch_;
+  std::vector<double> bytes_per_row_;  // string bytes per row of the last batch, by column
 };
 
 }  // namespace cdclake::sources::internal
