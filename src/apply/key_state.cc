@@ -82,8 +82,14 @@ bool DigestEligible(const KeyState& state) {
 
 std::string SerializeKeyState(const KeyState& state, bool digest_values) {
   digest_values = digest_values && DigestEligible(state) && !state.events[0].digest;
+  // The values' digest is made first, so that the reservation is the entry's size: reserving
+  // room for the whole values was ~200 unused bytes per SCD1 entry, whose first touch was 5% of
+  // a 1M-row load's CPU in page faults.
+  const std::string digest_of = digest_values ? ValuesDigest(state.events[0].values) : "";
   size_t size = 12 + 12 * state.locations.size();
-  for (const auto& e : state.events) size += e.seq.size() + e.values.size() + 32;
+  for (const auto& e : state.events) {
+    size += e.seq.size() + (digest_values ? digest_of.size() : e.values.size()) + 32;
+  }
   std::string out;
   out.reserve(size);
   out.push_back(static_cast<char>(kFormatVersion));
@@ -93,7 +99,7 @@ std::string SerializeKeyState(const KeyState& state, bool digest_values) {
     const bool digest = e.digest || digest_values;
     out.push_back(static_cast<char>(static_cast<uint8_t>(e.kind) | (e.partial ? kPartialBit : 0) |
                                     (digest ? kDigestBit : 0)));
-    AppendString(&out, digest_values ? ValuesDigest(e.values) : e.values);
+    AppendString(&out, digest_values ? digest_of : e.values);
     AppendVarint(&out, static_cast<uint64_t>(e.processed_ms));
   }
   AppendVarint(&out, state.locations.size());
