@@ -50,12 +50,12 @@ class KeyIndex {
 /// An index in memory (tests, and tables on a non-local file system).
 std::unique_ptr<KeyIndex> NewMemoryKeyIndex();
 
-/// An index whose table files total at most this many bytes (about 2.6M keys of an SCD1 table)
+/// An index whose table files total at most this many bytes (about 1.5M keys of an SCD1 table)
 /// is read through a memory map of its files, and the files it writes are not compressed; a
 /// larger one is read into the block cache and writes LZ4. The map wins while a batch's look-ups
 /// touch most of the index's pages, and loses past that (docs/apply.md, "The key index and its
 /// durable form").
-constexpr int64_t kIndexMapBudgetBytes = int64_t{160} << 20;
+constexpr int64_t kIndexMapBudgetBytes = int64_t{96} << 20;
 
 /// A RocksDB database in the local folder `path`, created if missing. Memory stays bounded
 /// (block cache `cache_bytes`, and a memory map only up to `map_budget_bytes` of table files),

@@ -8,8 +8,10 @@
 #include <rocksdb/iterator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
+#include <rocksdb/sst_file_reader.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@ namespace {
 constexpr size_t kWriteBufferBytes = size_t{64} << 20;
 constexpr int kMaxOpenFiles = 512;
 constexpr int kBloomBitsPerKey = 10;
+constexpr size_t kBlockBytes = 1024;
 constexpr int kCacheShardBits = 2;  // 4 block-cache shards (MakeOptions says why)
 // MultiGet hands RocksDB this many keys at a time, so that the blocks pinned for one call's
 // values stay a small part of the cache.
@@ -79,22 +82,38 @@ std::string PrefixEnd(std::string_view prefix) {
   return end;
 }
 
-// The bytes of the table files in the index folder `path` (0 when it does not exist yet).
-int64_t TableFileBytes(const std::string& path) {
+// The index in the folder `path` as the map budget counts it: the bytes of its entries
+// uncompressed (keys and values, as each table file's properties record them), alike for
+// compressed and uncompressed files; 0 when the folder does not exist yet. The files are opened
+// only while their sizes on disk are within the budget (an entry takes at least as many bytes
+// uncompressed); past it, or when a file cannot be read, the result is past the budget too.
+int64_t IndexDataBytes(const std::string& path, int64_t map_budget_bytes) {
   std::vector<rocksdb::Env::FileAttributes> files;
   if (!rocksdb::Env::Default()->GetChildrenFileAttributes(path, &files).ok()) return 0;
-  int64_t bytes = 0;
+  int64_t on_disk = 0;
   for (const rocksdb::Env::FileAttributes& file : files) {
-    if (file.name.ends_with(".sst")) bytes += static_cast<int64_t>(file.size_bytes);
+    if (file.name.ends_with(".sst")) on_disk += static_cast<int64_t>(file.size_bytes);
   }
-  return bytes;
+  const int64_t past_budget = std::max(on_disk, map_budget_bytes + 1);
+  if (on_disk > map_budget_bytes) return past_budget;
+  int64_t data = 0;
+  const rocksdb::Options defaults;
+  for (const rocksdb::Env::FileAttributes& file : files) {
+    if (!file.name.ends_with(".sst")) continue;
+    rocksdb::SstFileReader reader(defaults);
+    if (!reader.Open(path + "/" + file.name).ok()) return past_budget;
+    const std::shared_ptr<const rocksdb::TableProperties> props = reader.GetTableProperties();
+    if (props == nullptr) return past_budget;
+    data += static_cast<int64_t>(props->raw_key_size + props->raw_value_size);
+  }
+  return data;
 }
 
 // Table files are written without compression while the index stays within the map budget
 // (they are then read through the memory map, where an uncompressed block is used in place),
-// with LZ4 beyond it.
-rocksdb::CompressionType CompressionFor(int64_t table_bytes, int64_t map_budget_bytes) {
-  return table_bytes <= map_budget_bytes ? rocksdb::kNoCompression : rocksdb::kLZ4Compression;
+// with LZ4 beyond it. `data_bytes` as IndexDataBytes counts.
+rocksdb::CompressionType CompressionFor(int64_t data_bytes, int64_t map_budget_bytes) {
+  return data_bytes <= map_budget_bytes ? rocksdb::kNoCompression : rocksdb::kLZ4Compression;
 }
 
 // RocksDB's LOG file gets warnings and errors only. Its own level setting does not cover the
@@ -140,10 +159,11 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
   options.memtable_whole_key_filtering = true;
   // An index within the map budget is read through a memory map of its table files: a
   // MultiGet then finds its keys in the page cache's pages, with no block read, decompressed and
-  // put into the block cache per look-up (1M keys: MultiGet 200 → 66 ms). Each page touched is a
-  // page fault, though, and the mapped pages count in the RSS: at 10M keys (610 MB) the MultiGet
-  // took 1.46 s against 0.61 s, hence the budget (docs/apply.md, "The key index and its
-  // durable form"). Beyond it blocks are read into the bounded block cache and files compressed.
+  // put into the block cache per look-up (1M keys: MultiGet 178-234 → 72-103 ms). Each page
+  // touched is a page fault, though, and the mapped pages count in the RSS: at 2M keys the map
+  // lost (459-561 against 241-316 ms), at 10M by far, hence the budget (docs/apply.md, "The key
+  // index and its durable form"). Beyond it blocks are read into the bounded block cache and
+  // files are compressed.
   options.allow_mmap_reads = table_bytes <= map_budget_bytes;
   options.compression = CompressionFor(table_bytes, map_budget_bytes);
   // Compactions run at idle CPU priority, flushes at low. A process that applies one batch and
@@ -197,6 +217,11 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
   table.optimize_filters_for_memory = true;
   // Point look-ups find their key in a data block through a small hash table, not a search.
   table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
+  // 1 KiB data blocks, not RocksDB's 4 KiB: a look-up reads, decompresses and caches one block
+  // for one entry of ~60 bytes. A 100,000-event batch into 10M keys: MultiGet 587-611 → 273-292
+  // ms, the process 1.87-1.97 → 1.56-1.64 s, peak RSS 366 → 260 MB, for an index of 334 MB
+  // instead of 313 (3 runs each; docs/apply.md, "The key index and its durable form").
+  table.block_size = kBlockBytes;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }
@@ -323,8 +348,9 @@ class RocksKeyIndex final : public KeyIndex {
     const std::string file = path_ + "/" + kIngestFile;
     rocksdb::Env* env = db_->GetEnv();
     if (env->FileExists(file).ok()) (void)env->DeleteFile(file);  // left by a crash
-    // Compressed when the index it joins would outgrow the map budget (a load of many keys);
-    // the entry sizes plus a little for each entry's block overhead stand for the file's size.
+    // Compressed when the index it joins would outgrow the map budget (a load of many keys),
+    // counted as IndexDataBytes does: keys and values, each key with RocksDB's 8 bytes of
+    // sequence number and type.
     int64_t entry_bytes = 0;
     for (uint32_t i : order) {
       entry_bytes += static_cast<int64_t>(batch.puts[i].first.size() + batch.puts[i].second.size());
@@ -371,7 +397,7 @@ class RocksKeyIndex final : public KeyIndex {
   std::string path_;
   std::unique_ptr<rocksdb::DB> db_;
   bool write_ahead_log_ = true;
-  int64_t table_bytes_ = 0;       // of the table files at open
+  int64_t table_bytes_ = 0;       // IndexDataBytes at open
   int64_t map_budget_bytes_ = 0;  // OpenRocksKeyIndex's
   bool read_only_ = false;        // OpenRocksKeyIndexReadOnly
   bool wrote_ = false;            // a write came before (kIngestFirstFrom)
@@ -386,7 +412,7 @@ Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(const std::string& path, int
   if (cache_bytes <= 0) {
     return Status::InvalidArgument("rocksdb key index " + path + ": cache_bytes must be > 0");
   }
-  const int64_t table_bytes = TableFileBytes(path);
+  const int64_t table_bytes = IndexDataBytes(path, map_budget_bytes);
   CDCLAKE_ASSIGN_OR_RETURN(rocksdb::Options options,
                            MakeOptions(path, cache_bytes, table_bytes, map_budget_bytes));
   rocksdb::DB* raw = nullptr;
@@ -406,7 +432,7 @@ Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndexReadOnly(const std::string& p
   if (cache_bytes <= 0) {
     return Status::InvalidArgument("rocksdb key index " + path + ": cache_bytes must be > 0");
   }
-  const int64_t table_bytes = TableFileBytes(path);
+  const int64_t table_bytes = IndexDataBytes(path, map_budget_bytes);
   CDCLAKE_ASSIGN_OR_RETURN(
       rocksdb::Options options,
       MakeOptions(path, cache_bytes, table_bytes, map_budget_bytes, /*read_only=*/true));
