@@ -141,6 +141,28 @@ TEST_F(ApplierTest, Scd1UpsertsDeletesAndOlderEvents) {  // SEMANTICS §3
   EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2", "2,back"}));
 }
 
+// A batch marked last puts no state into the cache and empties it; an Apply after it anyway
+// reads the states from the index: no stale cached state brings an older row back.
+TEST_F(ApplierTest, ABatchMarkedLastLeavesNoStaleCachedState) {
+  auto applier = Open(Flow(target_));
+  auto apply = [&](const std::vector<Row>& rows, bool last) {
+    CommitExtras extras;
+    extras.last_batch = last;
+    auto result = applier->Apply(Batch(rows), extras);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? result->counts : ApplyCounts{};
+  };
+  apply({{1, "a", "U", 1}, {2, "b", "U", 1}}, false);  // both states cached
+  apply({{1, "a2", "U", 3}, {2, std::nullopt, "D", 3}}, true);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2"}));
+  // Older than the last batch's events: discarded only if their states are the new ones.
+  ApplyCounts late = apply({{1, "old", "U", 2}, {2, "late", "U", 2}}, false);
+  EXPECT_EQ(late.discarded, 2);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2"}));
+  apply({{2, "back", "U", 4}}, true);
+  EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2", "2,back"}));
+}
+
 // A batch large enough to be encoded on two threads, whose rows take the shortcut from the
 // batch (DiffFromSource): as one batch, and applied 1,000 at a time (encoded on one thread),
 // the same rows make the table SCD1 says, and quarantine the same rows.

@@ -50,17 +50,18 @@ class KeyIndex {
 /// An index in memory (tests, and tables on a non-local file system).
 std::unique_ptr<KeyIndex> NewMemoryKeyIndex();
 
-/// An index whose table files total at most this many bytes (about 1.5M keys of an SCD1 table)
-/// is read through a memory map of its files, and the files it writes are not compressed; a
-/// larger one is read into the block cache and writes LZ4. The map wins while a batch's look-ups
-/// touch most of the index's pages, and loses past that (docs/apply.md, "The key index and its
-/// durable form").
+/// An index whose entries total at most this many bytes uncompressed (about 1.5M keys of an
+/// SCD1 table) is read through a memory map of its files, and the files it writes are not
+/// compressed; a larger one is read into the block cache and writes LZ4 (one that outgrows the
+/// budget while open writes LZ4 from then on, mapped until reopened). The map wins while a
+/// batch's look-ups touch most of the index's pages, and loses past that (docs/apply.md, "The
+/// key index and its durable form"). A budget of 0 or less never maps.
 constexpr int64_t kIndexMapBudgetBytes = int64_t{96} << 20;
 
 /// A RocksDB database in the local folder `path`, created if missing. Memory stays bounded
-/// (block cache `cache_bytes`, and a memory map only up to `map_budget_bytes` of table files),
-/// so tables larger than RAM work. With `write_ahead_log` false, writes skip RocksDB's log (and
-/// its fsync): each stays atomic, but a crash may lose the latest ones — for callers that can
+/// (block cache `cache_bytes`, and a memory map only of an index within `map_budget_bytes` at
+/// open), so tables larger than RAM work. With `write_ahead_log` false, writes skip RocksDB's log
+/// (and its fsync): each stays atomic, but a crash may lose the latest ones — for callers that can
 /// redo them (the engine replays its index log).
 Result<std::unique_ptr<KeyIndex>> OpenRocksKeyIndex(
     const std::string& path, int64_t cache_bytes = 256 << 20, bool write_ahead_log = true,

@@ -30,7 +30,7 @@ struct RocksBackend {
   }
 };
 
-// RocksDB past its map budget: blocks read into the block cache, files compressed.
+// RocksDB without a map budget: blocks read into the block cache, files compressed.
 struct RocksBlockCacheBackend {
   std::optional<io::ScratchDir> dir;
   Result<std::unique_ptr<KeyIndex>> Open() {
@@ -403,6 +403,28 @@ TEST_F(RocksKeyIndexTest, MapBudgetChoosesCompressionAndBothReadPathsAgree) {
     growth[i] = table_bytes(folder) - compressed;
   }
   EXPECT_LT(growth[0] * 5, growth[1] * 4) << growth[0] << " against " << growth[1];
+
+  // An index that outgrows the budget while open writes compressed files from then on: a load
+  // the budget just holds, then writes through the memtable past it, flushed at close.
+  auto load_then_more = [&](const std::string& folder, int64_t budget) {
+    auto opened = OpenRocksKeyIndex(folder, 4 << 20, /*write_ahead_log=*/false, budget);
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    if (!opened.ok()) return int64_t{0};
+    EXPECT_TRUE((*opened)->Write(load).ok());  // ingested, plain in both
+    for (int round = 0; round < 6; ++round) {
+      IndexWriteBatch more;  // through the memtable
+      for (int k = 0; k < 15000; ++k) {
+        more.puts.emplace_back("m" + std::to_string(round) + "-" + std::to_string(k),
+                               "state-of-key-" + std::to_string(k % 1000));
+      }
+      EXPECT_TRUE((*opened)->Write(more).ok());
+    }
+    opened->reset();  // flushed at close
+    return table_bytes(folder) - plain;
+  };
+  const int64_t more_plain = load_then_more(path_ + "-plain-more", kIndexMapBudgetBytes);
+  const int64_t more_grown = load_then_more(path_ + "-grown-more", plain + plain / 4);
+  EXPECT_LT(more_grown * 10, more_plain * 8) << more_grown << " against " << more_plain;
 
   // Each folder read both ways, then written through the memtable and read again.
   for (const std::string& folder : {small, large}) {

@@ -88,18 +88,24 @@ std::string PrefixEnd(std::string_view prefix) {
 // only while their sizes on disk are within the budget (an entry takes at least as many bytes
 // uncompressed); past it, or when a file cannot be read, the result is past the budget too.
 int64_t IndexDataBytes(const std::string& path, int64_t map_budget_bytes) {
+  rocksdb::Env* env = rocksdb::Env::Default();
+  if (env->FileExists(path).IsNotFound()) return 0;
+  std::vector<rocksdb::Env::FileAttributes> listed;
+  if (!env->GetChildrenFileAttributes(path, &listed).ok()) return map_budget_bytes + 1;
+  // The index's table files; an ingest file a crash left is not one (the next ingest removes it).
   std::vector<rocksdb::Env::FileAttributes> files;
-  if (!rocksdb::Env::Default()->GetChildrenFileAttributes(path, &files).ok()) return 0;
+  for (rocksdb::Env::FileAttributes& file : listed) {
+    if (file.name.ends_with(".sst") && file.name != kIngestFile) files.push_back(std::move(file));
+  }
   int64_t on_disk = 0;
   for (const rocksdb::Env::FileAttributes& file : files) {
-    if (file.name.ends_with(".sst")) on_disk += static_cast<int64_t>(file.size_bytes);
+    on_disk += static_cast<int64_t>(file.size_bytes);
   }
   const int64_t past_budget = std::max(on_disk, map_budget_bytes + 1);
   if (on_disk > map_budget_bytes) return past_budget;
   int64_t data = 0;
   const rocksdb::Options defaults;
   for (const rocksdb::Env::FileAttributes& file : files) {
-    if (!file.name.ends_with(".sst")) continue;
     rocksdb::SstFileReader reader(defaults);
     if (!reader.Open(path + "/" + file.name).ok()) return past_budget;
     const std::shared_ptr<const rocksdb::TableProperties> props = reader.GetTableProperties();
@@ -112,8 +118,13 @@ int64_t IndexDataBytes(const std::string& path, int64_t map_budget_bytes) {
 // Table files are written without compression while the index stays within the map budget
 // (they are then read through the memory map, where an uncompressed block is used in place),
 // with LZ4 beyond it. `data_bytes` as IndexDataBytes counts.
+// A budget of 0 or less: never mapped, always compressed.
+bool WithinMapBudget(int64_t data_bytes, int64_t map_budget_bytes) {
+  return map_budget_bytes > 0 && data_bytes <= map_budget_bytes;
+}
 rocksdb::CompressionType CompressionFor(int64_t data_bytes, int64_t map_budget_bytes) {
-  return data_bytes <= map_budget_bytes ? rocksdb::kNoCompression : rocksdb::kLZ4Compression;
+  return WithinMapBudget(data_bytes, map_budget_bytes) ? rocksdb::kNoCompression
+                                                       : rocksdb::kLZ4Compression;
 }
 
 // RocksDB's LOG file gets warnings and errors only. Its own level setting does not cover the
@@ -163,8 +174,10 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
   // touched is a page fault, though, and the mapped pages count in the RSS: at 2M keys the map
   // lost (459-561 against 241-316 ms), at 10M by far, hence the budget (docs/apply.md, "The key
   // index and its durable form"). Beyond it blocks are read into the bounded block cache and
-  // files are compressed.
-  options.allow_mmap_reads = table_bytes <= map_budget_bytes;
+  // files are compressed. An index that outgrows the budget while open writes LZ4 from then on
+  // (RocksKeyIndex::Grew) and stays mapped until it is opened again.
+  const bool mapped = WithinMapBudget(table_bytes, map_budget_bytes);
+  options.allow_mmap_reads = mapped;
   options.compression = CompressionFor(table_bytes, map_budget_bytes);
   // Compactions run at idle CPU priority, flushes at low. A process that applies one batch and
   // exits rarely finishes a compaction of earlier processes' files before its close cancels it,
@@ -222,6 +235,14 @@ Result<rocksdb::Options> MakeOptions(const std::string& path, int64_t cache_byte
   // ms, the process 1.87-1.97 → 1.56-1.64 s, peak RSS 366 → 260 MB, for an index of 334 MB
   // instead of 313 (3 runs each; docs/apply.md, "The key index and its durable form").
   table.block_size = kBlockBytes;
+  // RocksDB keeps in its block cache only the blocks it owns, and a block used in place in the
+  // map is not: without pinning, the index and filter blocks of every table file outside level
+  // 0 were read and checksummed again for each 32-key step of a MultiGet (a review measured
+  // 1,613 reads of each, 3.1 GB, for 100,000 keys in a 1M-key index; RocksDB issue 9367).
+  // Pinned, they are read once per open; within the budget they are a few MB.
+  if (mapped) {
+    table.metadata_cache_options.unpartitioned_pinning = rocksdb::PinningTier::kAll;
+  }
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }
@@ -319,7 +340,7 @@ class RocksKeyIndex final : public KeyIndex {
     options.disableWAL = !write_ahead_log_;
     rocksdb::Status s = db_->Write(options, &wb);
     if (!s.ok()) return FromRocks(s, "write to", path_);
-    return Status::OK();
+    return Grew(EntryBytes(batch, order, deletes));
   }
 
   Status Scan(std::string_view prefix,
@@ -348,15 +369,8 @@ class RocksKeyIndex final : public KeyIndex {
     const std::string file = path_ + "/" + kIngestFile;
     rocksdb::Env* env = db_->GetEnv();
     if (env->FileExists(file).ok()) (void)env->DeleteFile(file);  // left by a crash
-    // Compressed when the index it joins would outgrow the map budget (a load of many keys),
-    // counted as IndexDataBytes does: keys and values, each key with RocksDB's 8 bytes of
-    // sequence number and type.
-    int64_t entry_bytes = 0;
-    for (uint32_t i : order) {
-      entry_bytes += static_cast<int64_t>(batch.puts[i].first.size() + batch.puts[i].second.size());
-    }
-    for (const std::string* key : deletes) entry_bytes += static_cast<int64_t>(key->size());
-    entry_bytes += 8 * static_cast<int64_t>(order.size() + deletes.size());
+    // Compressed when the index it joins would outgrow the map budget (a load of many keys).
+    const int64_t entry_bytes = EntryBytes(batch, order, deletes);
     rocksdb::Options options = db_->GetOptions();  // outlives the writer
     options.compression = CompressionFor(table_bytes_ + entry_bytes, map_budget_bytes_);
     rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
@@ -391,6 +405,30 @@ class RocksKeyIndex final : public KeyIndex {
     }
     if (env->FileExists(file).ok()) (void)env->DeleteFile(file);
     if (!s.ok()) return FromRocks(s, "ingest into", path_);
+    return Grew(entry_bytes);
+  }
+
+  // A write's entries as IndexDataBytes counts them: keys and values, each key with RocksDB's
+  // 8 bytes of sequence number and type (deletes count too: the index never shrinks here).
+  static int64_t EntryBytes(const IndexWriteBatch& batch, const std::vector<uint32_t>& order,
+                            const std::vector<const std::string*>& deletes) {
+    int64_t bytes = 8 * static_cast<int64_t>(order.size() + deletes.size());
+    for (uint32_t i : order) {
+      bytes += static_cast<int64_t>(batch.puts[i].first.size() + batch.puts[i].second.size());
+    }
+    for (const std::string* key : deletes) bytes += static_cast<int64_t>(key->size());
+    return bytes;
+  }
+
+  // After a write of `bytes`: an index that has just outgrown the map budget writes its later
+  // table files (flushes, compactions) with LZ4, as one opened past it does. (The map of the
+  // files stays until the next open.)
+  Status Grew(int64_t bytes) {
+    const bool was_within = WithinMapBudget(table_bytes_, map_budget_bytes_);
+    table_bytes_ += bytes;
+    if (!was_within || WithinMapBudget(table_bytes_, map_budget_bytes_)) return Status::OK();
+    rocksdb::Status s = db_->SetOptions({{"compression", "kLZ4Compression"}});
+    if (!s.ok()) return FromRocks(s, "set compression of", path_);
     return Status::OK();
   }
 
