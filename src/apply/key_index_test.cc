@@ -18,7 +18,10 @@ struct MemoryBackend {
   Result<std::unique_ptr<KeyIndex>> Open() { return NewMemoryKeyIndex(); }
 };
 
-struct RocksBackend {
+// RocksDB with a map budget: within it (the default), mapped and uncompressed; 0, never mapped:
+// blocks read into the block cache, files compressed.
+template <int64_t kMapBudget>
+struct RocksBackendWithBudget {
   std::optional<io::ScratchDir> dir;
   Result<std::unique_ptr<KeyIndex>> Open() {
     if (!dir) {
@@ -26,23 +29,11 @@ struct RocksBackend {
       if (!made.ok()) return made.status();
       dir.emplace(std::move(made).value());
     }
-    return OpenRocksKeyIndex(dir->path() + "/index", 8 << 20);
+    return OpenRocksKeyIndex(dir->path() + "/index", 8 << 20, /*write_ahead_log=*/true, kMapBudget);
   }
 };
-
-// RocksDB without a map budget: blocks read into the block cache, files compressed.
-struct RocksBlockCacheBackend {
-  std::optional<io::ScratchDir> dir;
-  Result<std::unique_ptr<KeyIndex>> Open() {
-    if (!dir) {
-      auto made = io::ScratchDir::Create("cdclake-keyindex-");
-      if (!made.ok()) return made.status();
-      dir.emplace(std::move(made).value());
-    }
-    return OpenRocksKeyIndex(dir->path() + "/index", 8 << 20, /*write_ahead_log=*/true,
-                             /*map_budget_bytes=*/0);
-  }
-};
+using RocksBackend = RocksBackendWithBudget<kIndexMapBudgetBytes>;
+using RocksBlockCacheBackend = RocksBackendWithBudget<0>;
 
 template <typename Backend>
 class KeyIndexTest : public ::testing::Test {
