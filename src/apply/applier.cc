@@ -135,6 +135,7 @@ struct RowEncoding {
   bool has_seq = false;  // no NULL in the sequence (seq is set)
   bool has_key = false;  // not a truncate, no NULL in the key (key, and values for upserts)
   bool partial = false;
+  bool digest = false;  // `values` is their ValuesDigest
 };
 
 // One event of the batch, before it meets its key's state.
@@ -828,6 +829,34 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     return std::nullopt;
   };
 
+  // A load or a snapshot into an index that holds no state yet skips the look-ups (a million of
+  // them were 0.3-0.6 s of a 1M-row load): one seek tells. Nothing is then cached either, so no
+  // key's entry is built (another 0.4 s of a 1M-row load).
+  bool any_state = true;
+  if (rows.num_rows() > 0 && rows.num_rows() >= options_.bulk_from) {
+    any_state = false;
+    CDCLAKE_RETURN_IF_ERROR(
+        index_->Scan(std::string(1, kKeyPrefix), [&any_state](std::string_view, std::string_view) {
+          any_state = true;
+          return false;
+        }));
+  }
+  const bool no_state = !any_state && cache_.bytes() == 0;
+  // Such a batch of an SCD1 flow whose states are digests (see digest_states below) with rows
+  // written as they came (DiffFromSource) needs no event's values, only their digest: each is
+  // hashed as it is encoded instead of kept (a 1M-row load kept ~170 MB of encodings to hash
+  // them at the end). Keys with two upserts at one sequence get their values back after the
+  // sort: a tie is settled by the encodings.
+  bool any_unchanged = false;
+  for (const auto& marks : batch.unchanged) {
+    any_unchanged = any_unchanged || std::any_of(marks.begin(), marks.end(),
+                                                 [](uint8_t marked) { return marked != 0; });
+  }
+  const bool gathers = flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() &&
+                       !change_data && layout_.CanGather();
+  const bool digests_only =
+      no_state && gathers && !any_unchanged && !sends_unchanged_ && !options_.full_states;
+
   // Each row's sequence, key and values encoded first, on two threads for a large batch
   // (encoding is a tenth of a batch); rows the loop below quarantines are left unencoded.
   std::vector<RowEncoding> encoded(static_cast<size_t>(rows.num_rows()));
@@ -841,7 +870,11 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       if (is_truncate[r] || layout_.NullKeyColumn(rows, r)) continue;
       out.key = layout_.EncodeKey(rows, r);
       out.has_key = true;
-      if (!is_delete[r]) {
+      if (is_delete[r]) continue;
+      if (digests_only) {
+        out.values = layout_.EncodeRowDigest(rows, r);
+        out.digest = true;
+      } else {
         out.values = layout_.EncodeRowValues(rows, batch.unchanged, r, &out.partial);
       }
     }
@@ -903,6 +936,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       e.event.kind = EventKind::kUpsert;
       e.event.values = std::move(row_encoding.values);
       e.event.partial = row_encoding.partial;
+      e.event.digest = row_encoding.digest;
       any_partial = any_partial || row_encoding.partial;
     }
     events.push_back(std::move(e));
@@ -943,6 +977,30 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   std::vector<uint32_t> order(entries.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = entries[i].event;
   std::vector<SortEntry>().swap(entries);
+  if (digests_only) {
+    // Upserts of one key at one sequence (a tie, or a duplicate) are ordered by their values
+    // (§2 Ties): theirs are encoded again and the run sorted again.
+    auto tied = [&events](uint32_t a, uint32_t b) {
+      const PendingEvent& x = events[a];
+      const PendingEvent& y = events[b];
+      return x.event.kind == EventKind::kUpsert && y.event.kind == EventKind::kUpsert &&
+             x.event.seq == y.event.seq && x.key == y.key;
+    };
+    for (size_t i = 0; i + 1 < order.size(); ++i) {
+      if (!tied(order[i], order[i + 1])) continue;
+      size_t end = i + 1;
+      while (end + 1 < order.size() && tied(order[end], order[end + 1])) ++end;
+      for (size_t j = i; j <= end; ++j) {
+        StoredEvent& e = events[order[j]].event;
+        e.values = layout_.EncodeRowValues(rows, batch.unchanged, events[order[j]].row, &e.partial);
+        e.digest = false;
+      }
+      std::sort(order.begin() + static_cast<std::ptrdiff_t>(i),
+                order.begin() + static_cast<std::ptrdiff_t>(end + 1),
+                [&events](uint32_t a, uint32_t b) { return events[a].event < events[b].event; });
+      i = end;
+    }
+  }
 
   // Engine-wide state: the last truncate and the purge horizon.
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> old_truncate, index_->Get(kTruncateKey));
@@ -975,20 +1033,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     // (Cached values are not evicted before the index write at the end of the batch.)
     std::vector<std::optional<std::string_view>> found;
     std::vector<std::optional<std::string>> fetched;
-    // A load or a snapshot into an index that holds no state yet skips the look-ups (a
-    // million of them were 0.3-0.6 s of a 1M-row load): one seek tells. Nothing is then cached
-    // either, so no key's entry is built (another 0.4 s of a 1M-row load).
-    constexpr size_t kCheckEmptyFrom = 65536;
-    bool any_state = true;
-    if (order.size() >= kCheckEmptyFrom) {
-      any_state = false;
-      CDCLAKE_RETURN_IF_ERROR(index_->Scan(std::string(1, kKeyPrefix),
-                                           [&any_state](std::string_view, std::string_view) {
-                                             any_state = true;
-                                             return false;
-                                           }));
-    }
-    if (!any_state && cache_.bytes() == 0) {
+    if (no_state) {
       for (size_t i = 0; i < order.size(); ++i) {
         if (i == 0 || events[order[i]].key != events[order[i - 1]].key) found.emplace_back();
       }
@@ -1210,6 +1255,11 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   // New rows straight from the batch where nothing merges into them (DiffFromSource).
   const bool from_source = flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() &&
                            !change_data && layout_.CanGather();
+  if (digests_only && !(from_source && digest_states)) {
+    return Status::Internal(flow_.target +
+                            ": a batch's events kept only digests of their values, "
+                            "but its rows are not written as they came");
+  }
   for (KeyWork* w : changed) {
     if (HoldsDigest(w->old_state)) {
       CDCLAKE_RETURN_IF_ERROR(DiffDigest(*w, rows, target_rows, counts));

@@ -39,6 +39,11 @@ struct ApplyOptions {
   /// Keep SCD1 key states' row values in the key index instead of a digest of them (which is
   /// read back from the table when a batch needs the values): for tests that compare the two.
   bool full_states = false;
+  /// A batch of at least this many rows first checks whether the key index holds any state;
+  /// when it holds none (a load, a snapshot), the batch skips the look-ups, and an SCD1 flow's
+  /// events keep only digests of their values. Tests lower it to reach that path with small
+  /// batches.
+  int64_t bulk_from = 65536;
 };
 
 /// The numbers of one Apply call (SEMANTICS §8: read = applied + discarded + quarantined).

@@ -774,10 +774,13 @@ TEST_F(ApplierTest, DigestStatesGiveWhatFullStatesGive) {
     // After steps 3 and 4: upsert states held as digests, and with their values.
     std::vector<std::pair<int, int>> forms;
   };
-  auto run = [&](bool full, Outcome& out) {
-    const std::string target = target_ + (full ? "_full" : "_digest");
+  // `bulk`: the first batch takes the path of a load (ApplyOptions::bulk_from), whose events
+  // keep only their values' digests.
+  auto run = [&](bool full, bool bulk, Outcome& out) {
+    const std::string target = target_ + (full ? "_full" : bulk ? "_bulk" : "_digest");
     ApplyOptions options;
     options.full_states = full;
+    if (bulk) options.bulk_from = 1;
     FlowDefinition flow = Flow(target);
     auto applier = Open(flow, options);
     auto step = [&](const change::ChangeBatch& batch) {
@@ -851,12 +854,17 @@ TEST_F(ApplierTest, DigestStatesGiveWhatFullStatesGive) {
       std::sort(out.changes.begin(), out.changes.end());
     }
   };
-  Outcome digest, full;
-  run(false, digest);
-  run(true, full);
+  Outcome digest, full, bulk;
+  run(false, false, digest);
+  run(true, false, full);
+  run(false, true, bulk);
   EXPECT_EQ(digest.rows, full.rows);
   EXPECT_EQ(digest.counts, full.counts);
   EXPECT_EQ(digest.changes, full.changes);
+  EXPECT_EQ(bulk.rows, full.rows);
+  EXPECT_EQ(bulk.counts, full.counts);
+  EXPECT_EQ(bulk.changes, full.changes);
+  EXPECT_EQ(bulk.forms, digest.forms);
   ASSERT_EQ(digest.rows.size(), 6u);
   EXPECT_EQ(digest.rows[1], (std::vector<std::string>{"1,zz", "2,b", "3,c", "5,e", "6,f2", "7,g"}));
   EXPECT_EQ(std::get<2>(digest.counts[1]), 1);  // key 1's tie
@@ -871,6 +879,75 @@ TEST_F(ApplierTest, DigestStatesGiveWhatFullStatesGive) {
   // written keep their values (keys 2 and 6), the others stay digests. With full states, none.
   EXPECT_EQ(digest.forms, (std::vector<std::pair<int, int>>{{6, 0}, {4, 2}}));
   EXPECT_EQ(full.forms, (std::vector<std::pair<int, int>>{{0, 6}, {0, 6}}));
+}
+
+// A batch into an index without states (a load) keeps only its events' digests; upserts of a
+// key at one sequence are still settled by their values (§2: the encoding that sorts last wins),
+// and a duplicate is still one event. The table, the counts and the stored states are those of
+// the ordinary path, and a replay of the batch writes nothing.
+TEST_F(ApplierTest, BulkBatchSettlesTiesByValues) {
+  struct Outcome {
+    std::vector<std::string> rows;
+    std::tuple<int64_t, int64_t, int64_t, int64_t> counts;
+    std::vector<std::string> states;  // the key index's entries
+    int64_t version_after_replay = 0;
+    int64_t version = 0;
+  };
+  auto run = [&](bool bulk) {
+    Outcome out;
+    const std::string target = target_ + (bulk ? "_bulk" : "_plain");
+    ApplyOptions options;
+    options.clock = [] { return int64_t{1'700'000'000'000}; };  // the tombstone's time
+    if (bulk) options.bulk_from = 1;
+    FlowDefinition flow = Flow(target);
+    auto applier = Open(flow, options);
+    // Key 1: three upserts at sequence 5, "b" sorting last; key 2: a duplicate, then a newer
+    // event; key 3: a delete and an upsert at one sequence (the delete wins); key 4: alone;
+    // keys 10-17: two upserts at sequence 3, "n<key>" the winner (eight ties, so that digests
+    // happening to sort as their values cannot pass for the rule).
+    std::vector<Row> events = {{1, "b", "U", 5},          {2, "x", "U", 1}, {1, "a", "U", 5},
+                               {3, "c", "U", 7},          {2, "x", "U", 1}, {1, "ab", "U", 5},
+                               {3, std::nullopt, "D", 7}, {2, "y", "U", 2}, {4, "d", "U", 1}};
+    for (int64_t k = 10; k < 18; ++k) {
+      const bool winner_first = k % 2 == 0;
+      events.push_back({k, (winner_first ? "n" : "m") + std::to_string(k), "U", 3});
+      events.push_back({k, (winner_first ? "m" : "n") + std::to_string(k), "U", 3});
+    }
+    const auto batch = Batch(events);
+    auto r = applier->Apply(batch);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return out;
+    out.counts = {r->counts.applied, r->counts.discarded, r->counts.sequence_conflicts,
+                  r->counts.inserted};
+    out.rows = TableRows(fs_, target);
+    out.version = applier->version();
+    auto replay = applier->Apply(batch);
+    EXPECT_TRUE(replay.ok()) << replay.status().ToString();
+    out.version_after_replay = applier->version();
+    applier.reset();
+    auto index = OpenRocksKeyIndex(IndexDir(target));
+    EXPECT_TRUE(index.ok()) << index.status().ToString();
+    if (!index.ok()) return out;
+    auto scanned = (*index)->Scan("k", [&](std::string_view key, std::string_view value) {
+      out.states.push_back(std::string(key) + "=" + std::string(value));
+      return true;
+    });
+    EXPECT_TRUE(scanned.ok());
+    return out;
+  };
+  const Outcome plain = run(false);
+  const Outcome bulk = run(true);
+  std::vector<std::string> expected = {"1,b", "2,y", "4,d"};
+  for (int k = 10; k < 18; ++k) expected.push_back(std::to_string(k) + ",n" + std::to_string(k));
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(bulk.rows, expected);
+  EXPECT_EQ(bulk.rows, plain.rows);
+  EXPECT_EQ(bulk.counts, plain.counts);
+  EXPECT_EQ(std::get<2>(bulk.counts), 10);  // key 1's two losers, one for each of 10-17
+  EXPECT_EQ(bulk.states, plain.states);
+  EXPECT_EQ(bulk.states.size(), 12u);
+  EXPECT_EQ(bulk.version_after_replay, bulk.version);
+  EXPECT_EQ(plain.version_after_replay, plain.version);
 }
 
 // Keys longer than the 16 bytes the batch sorts by first, sharing them, and keys that are

@@ -79,6 +79,9 @@ struct CaseConfig {
   // case do not depend on it): PARTITIONED BY, and copy-on-write instead of deletion vectors.
   std::vector<std::string> partition_by;
   bool copy_on_write = false;
+  // Every batch checks for an index without state (ApplyOptions::bulk_from 1), so that a first
+  // batch takes the bulk path a load takes.
+  bool bulk_every_batch = false;
 };
 
 std::string SelectionText(const std::optional<ColumnSelection>& s) {
@@ -102,7 +105,8 @@ std::string ConfigText(const CaseConfig& c) {
           : c.interrupt == Interrupt::kRestart ? "restart"
                                                : "restart+drop index");
   out << ", partitioned by (" << SelectionText(ColumnSelection::Only(c.partition_by)).substr(1)
-      << ", " << (c.copy_on_write ? "copy-on-write" : "deletion vectors");
+      << ", " << (c.copy_on_write ? "copy-on-write" : "deletion vectors")
+      << (c.bulk_every_batch ? ", bulk path for every batch" : "");
   return out.str();
 }
 
@@ -408,6 +412,7 @@ class CaseRunner {
     ApplyOptions options;
     options.clock = [] { return kFixedNowMs; };
     options.persistent_index = config_.persistent_index;
+    if (config_.bulk_every_batch) options.bulk_from = 1;
     auto opened = Applier::Open(fs_, MakeFlow(config_, schema_, target_), options);
     if (!opened.ok()) return Fail("Applier::Open failed: " + opened.status().ToString());
     applier_ = std::move(opened).value();
@@ -577,6 +582,7 @@ void RunCases(ScdType scd, const char* test_name) {
         {}, {"v2"}, {"k1"}, {"v3", "v1"}};
     config.partition_by = kPartitions[static_cast<size_t>(i) % kPartitions.size()];
     config.copy_on_write = (i / 4) % 3 == 0;
+    config.bulk_every_batch = (i / 3) % 2 == 0;
     coverage.partitioned_cases += !config.partition_by.empty();
     coverage.copy_on_write_cases += config.copy_on_write;
     coverage.struct_cases += config.seq == SeqKind::kStruct;

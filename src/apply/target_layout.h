@@ -36,6 +36,9 @@ class TargetLayout {
   std::string EncodeRowValues(const data::RecordBatch& rows,
                               const std::vector<std::vector<uint8_t>>& unchanged, int64_t r,
                               bool* partial) const;
+  /// ValuesDigest (key_state.h) of row `r`'s values as EncodeRowValues encodes them without
+  /// unchanged cells, made without keeping the encoding.
+  std::string EncodeRowDigest(const data::RecordBatch& rows, int64_t r) const;
 
   /// A folded row as the target's values, in the target's column order.
   Result<std::vector<data::Value>> TargetValues(const FoldedRow& row) const;
@@ -52,6 +55,11 @@ class TargetLayout {
   const std::vector<data::TypePtr>& row_types() const { return row_types_; }
 
  private:
+  // EncodeRowValues's encoding in a per-thread buffer, valid until the thread's next call.
+  const std::string& EncodeIntoScratch(const data::RecordBatch& rows,
+                                       const std::vector<std::vector<uint8_t>>& unchanged,
+                                       int64_t r, bool* partial) const;
+
   std::vector<std::string> keys_;
   std::vector<data::TypePtr> key_types_;
   std::vector<int> source_keys_, source_sequence_;
