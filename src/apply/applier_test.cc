@@ -893,9 +893,12 @@ TEST_F(ApplierTest, BulkBatchSettlesTiesByValues) {
     int64_t version_after_replay = 0;
     int64_t version = 0;
   };
-  auto run = [&](bool bulk) {
+  // `unchanged`: the batch marks key 2's newer name unchanged (the bulk path is then not taken:
+  // that event needs the stored values).
+  auto run = [&](bool bulk, bool unchanged) {
     Outcome out;
-    const std::string target = target_ + (bulk ? "_bulk" : "_plain");
+    const std::string target =
+        target_ + (bulk ? "_bulk" : "_plain") + (unchanged ? "_unchanged" : "");
     ApplyOptions options;
     options.clock = [] { return int64_t{1'700'000'000'000}; };  // the tombstone's time
     if (bulk) options.bulk_from = 1;
@@ -913,7 +916,9 @@ TEST_F(ApplierTest, BulkBatchSettlesTiesByValues) {
       events.push_back({k, (winner_first ? "n" : "m") + std::to_string(k), "U", 3});
       events.push_back({k, (winner_first ? "m" : "n") + std::to_string(k), "U", 3});
     }
-    const auto batch = Batch(events);
+    // Enough rows that their values are encoded on two threads.
+    for (int64_t k = 100; k < 20100; ++k) events.push_back({k, "v" + std::to_string(k), "U", 1});
+    const auto batch = unchanged ? WithUnchangedNames(events, {7}) : Batch(events);
     auto r = applier->Apply(batch);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (!r.ok()) return out;
@@ -935,19 +940,24 @@ TEST_F(ApplierTest, BulkBatchSettlesTiesByValues) {
     EXPECT_TRUE(scanned.ok());
     return out;
   };
-  const Outcome plain = run(false);
-  const Outcome bulk = run(true);
-  std::vector<std::string> expected = {"1,b", "2,y", "4,d"};
-  for (int k = 10; k < 18; ++k) expected.push_back(std::to_string(k) + ",n" + std::to_string(k));
-  std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(bulk.rows, expected);
-  EXPECT_EQ(bulk.rows, plain.rows);
-  EXPECT_EQ(bulk.counts, plain.counts);
-  EXPECT_EQ(std::get<2>(bulk.counts), 10);  // key 1's two losers, one for each of 10-17
-  EXPECT_EQ(bulk.states, plain.states);
-  EXPECT_EQ(bulk.states.size(), 12u);
-  EXPECT_EQ(bulk.version_after_replay, bulk.version);
-  EXPECT_EQ(plain.version_after_replay, plain.version);
+  for (bool unchanged : {false, true}) {
+    SCOPED_TRACE(unchanged ? "key 2's newer name unchanged" : "whole rows");
+    const Outcome plain = run(false, unchanged);
+    const Outcome bulk = run(true, unchanged);
+    std::vector<std::string> expected = {"1,b", unchanged ? "2,x" : "2,y", "4,d"};
+    for (int k = 10; k < 18; ++k) expected.push_back(std::to_string(k) + ",n" + std::to_string(k));
+    for (int k = 100; k < 20100; ++k)
+      expected.push_back(std::to_string(k) + ",v" + std::to_string(k));
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(bulk.rows, expected);
+    EXPECT_EQ(bulk.rows, plain.rows);
+    EXPECT_EQ(bulk.counts, plain.counts);
+    EXPECT_EQ(std::get<2>(bulk.counts), 10);  // key 1's two losers, one for each of 10-17
+    EXPECT_EQ(bulk.states, plain.states);
+    EXPECT_EQ(bulk.states.size(), 20012u);
+    EXPECT_EQ(bulk.version_after_replay, bulk.version);
+    EXPECT_EQ(plain.version_after_replay, plain.version);
+  }
 }
 
 // Keys longer than the 16 bytes the batch sorts by first, sharing them, and keys that are
