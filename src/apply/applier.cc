@@ -974,33 +974,38 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     if (int c = a.key.compare(b.key); c != 0) return c < 0;
     return a.event < b.event;
   });
-  std::vector<uint32_t> order(entries.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = entries[i].event;
-  std::vector<SortEntry>().swap(entries);
   if (digests_only) {
     // Upserts of one key at one sequence (a tie, or a duplicate) are ordered by their values
-    // (§2 Ties): theirs are encoded again and the run sorted again.
-    auto tied = [&events](uint32_t a, uint32_t b) {
-      const PendingEvent& x = events[a];
-      const PendingEvent& y = events[b];
+    // (§2 Ties): theirs are encoded again and the run sorted again. Neighbours whose key heads
+    // differ are not looked at (reading each event in key order was 0.3 s of a 1M-row load).
+    auto tied = [&events](const SortEntry& a, const SortEntry& b) {
+      if (a.head0 != b.head0 || a.head1 != b.head1) return false;
+      const PendingEvent& x = events[a.event];
+      const PendingEvent& y = events[b.event];
       return x.event.kind == EventKind::kUpsert && y.event.kind == EventKind::kUpsert &&
              x.event.seq == y.event.seq && x.key == y.key;
     };
-    for (size_t i = 0; i + 1 < order.size(); ++i) {
-      if (!tied(order[i], order[i + 1])) continue;
+    for (size_t i = 0; i + 1 < entries.size(); ++i) {
+      if (!tied(entries[i], entries[i + 1])) continue;
       size_t end = i + 1;
-      while (end + 1 < order.size() && tied(order[end], order[end + 1])) ++end;
+      while (end + 1 < entries.size() && tied(entries[end], entries[end + 1])) ++end;
       for (size_t j = i; j <= end; ++j) {
-        StoredEvent& e = events[order[j]].event;
-        e.values = layout_.EncodeRowValues(rows, batch.unchanged, events[order[j]].row, &e.partial);
+        PendingEvent& pending = events[entries[j].event];
+        StoredEvent& e = pending.event;
+        e.values = layout_.EncodeRowValues(rows, batch.unchanged, pending.row, &e.partial);
         e.digest = false;
       }
-      std::sort(order.begin() + static_cast<std::ptrdiff_t>(i),
-                order.begin() + static_cast<std::ptrdiff_t>(end + 1),
-                [&events](uint32_t a, uint32_t b) { return events[a].event < events[b].event; });
+      std::sort(entries.begin() + static_cast<std::ptrdiff_t>(i),
+                entries.begin() + static_cast<std::ptrdiff_t>(end + 1),
+                [&events](const SortEntry& a, const SortEntry& b) {
+                  return events[a.event].event < events[b.event].event;
+                });
       i = end;
     }
   }
+  std::vector<uint32_t> order(entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = entries[i].event;
+  std::vector<SortEntry>().swap(entries);
 
   // Engine-wide state: the last truncate and the purge horizon.
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<std::string> old_truncate, index_->Get(kTruncateKey));
