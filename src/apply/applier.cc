@@ -53,6 +53,11 @@ constexpr int64_t kDefaultOptimizeInterval = 10;
 // Recently used key states kept decoded-ready in memory (in front of RocksDB).
 constexpr int64_t kStateCacheBytes = 64 << 20;
 
+// A key state's entry (not a tombstone-queue or engine-wide one).
+bool IsStateEntry(std::string_view entry) {
+  return !entry.empty() && entry[0] == kKeyPrefix;
+}
+
 std::string StateKey(std::string_view key) {
   std::string out(1, kKeyPrefix);
   out.append(key);
@@ -210,6 +215,12 @@ class ApplierImpl : public Applier {
                     std::vector<change::RejectedRecord>* out) const;
   Status DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
   Result<bool> DiffAfterSharedEvents(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const;
+  // New rows are the batch's rows as they came (DiffFromSource): SCD1 without IGNORE NULL
+  // UPDATES or change data, of a source whose rows are the target's.
+  bool WritesSourceRows(bool change_data) const {
+    return flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() && !change_data &&
+           layout_.CanGather();
+  }
   bool DiffFromSource(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
                       ApplyCounts& counts) const;
   Status DiffDigest(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
@@ -244,7 +255,7 @@ class ApplierImpl : public Applier {
     auto& puts = cache_after_.writes.puts;
     for (size_t i = cache_after_.from; i < puts.size(); ++i) {
       auto& [entry, value] = puts[i];
-      if (entry.empty() || entry[0] != kKeyPrefix) continue;
+      if (!IsStateEntry(entry)) continue;
       if (i < cache_after_.first_put) {
         cache_.Erase(entry);
       } else {
@@ -860,7 +871,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   // them were 0.3-0.6 s of a 1M-row load): one seek tells. Nothing is then cached either, so no
   // key's entry is built (another 0.4 s of a 1M-row load).
   bool any_state = true;
-  if (rows.num_rows() > 0 && rows.num_rows() >= options_.bulk_from) {
+  if (cache_.bytes() == 0 && rows.num_rows() > 0 && rows.num_rows() >= options_.bulk_from) {
     any_state = false;
     CDCLAKE_RETURN_IF_ERROR(
         index_->Scan(std::string(1, kKeyPrefix), [&any_state](std::string_view, std::string_view) {
@@ -868,7 +879,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
           return false;
         }));
   }
-  const bool no_state = !any_state && cache_.bytes() == 0;
+  const bool no_state = !any_state;
   // Such a batch of an SCD1 flow whose states are digests (see digest_states below) with rows
   // written as they came (DiffFromSource) needs no event's values, only their digest: each is
   // hashed as it is encoded instead of kept (a 1M-row load kept ~170 MB of encodings to hash
@@ -879,10 +890,8 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     any_unchanged = any_unchanged || std::any_of(marks.begin(), marks.end(),
                                                  [](uint8_t marked) { return marked != 0; });
   }
-  const bool gathers = flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() &&
-                       !change_data && layout_.CanGather();
-  const bool digests_only =
-      no_state && gathers && !any_unchanged && !sends_unchanged_ && !options_.full_states;
+  const bool digests_only = no_state && WritesSourceRows(change_data) && !any_unchanged &&
+                            !sends_unchanged_ && !options_.full_states;
 
   // Each row's sequence, key and values encoded first, on two threads for a large batch
   // (encoding is a tenth of a batch); rows the loop below quarantines are left unencoded.
@@ -1285,8 +1294,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   CDCLAKE_RETURN_IF_ERROR(PrepareTarget(rows.schema(), 0, /*create=*/true));
   TargetRows target_rows(layout_, change_data);
   // New rows straight from the batch where nothing merges into them (DiffFromSource).
-  const bool from_source = flow_.scd_type == ScdType::kType1 && !settings_.AnyIgnoreNull() &&
-                           !change_data && layout_.CanGather();
+  const bool from_source = WritesSourceRows(change_data);
   if (digests_only && !(from_source && digest_states)) {
     return Status::Internal(flow_.target +
                             ": a batch's events kept only digests of their values, "
@@ -1442,11 +1450,10 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   // free them at exit), but only the last ones that fit its budget: the earlier
   // ones would be evicted by the later anyway (a load's million states went in and out one by
   // one, 5% of its time), and their older values leave it.
-  auto is_state = [](const std::string& entry) { return !entry.empty() && entry[0] == kKeyPrefix; };
   size_t first_cached = index_batch.puts.size();
   for (int64_t budget = cache_.capacity(); first_cached > 0; --first_cached) {
     const auto& [entry, value] = index_batch.puts[first_cached - 1];
-    if (!is_state(entry)) continue;
+    if (!IsStateEntry(entry)) continue;
     budget -= StateCache::Cost(entry, value);
     if (budget < 0) break;
   }
@@ -1457,9 +1464,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   if (cache_.bytes() == 0 && first_cached > 0) first_cached = index_batch.puts.size();
   if (extras.last_batch) {
     cache_.Clear();
-    first_cached = index_batch.puts.size();
-  }
-  if (!extras.last_batch) {
+  } else {
     cache_after_.from = cache_.bytes() == 0 ? first_cached : 0;
     cache_after_.first_put = first_cached;
     // Nothing of a load's puts goes to the cache: they are freed here, not held until then.
