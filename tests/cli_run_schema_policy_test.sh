@@ -208,4 +208,47 @@ rc=0; out=$("$bin" run dblock.sql --warehouse ld 2>&1) || rc=$?
 expect_in "$out" "a value of column age does not fit its type: column 'age': value 'xx' cannot be cast to int ($work/din/1.csv line 3)"
 [ ! -d ld/shop/ages/_delta_log ] || [ "$(ls ld/shop/ages/_delta_log | grep -c '\.json$')" -le 1 ] ||
   fail "block: the declared target got rows"
+# FROM SNAPSHOT targets: 'block' stops a snapshot whose columns differ from the table's before
+# anything of it is applied; a declared table (no policy) tolerates an added column and stops
+# on a declared column a snapshot no longer has; 'quarantine' is refused, naming why.
+mkdir sn
+printf 'id,name,age\n1,Ada,36\n2,Bob,40\n' > sn/snap_1.csv
+cat > snblock.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.dim TBLPROPERTIES ('cdclake.schemaPolicy' = 'block');
+CREATE FLOW dim AS AUTO CDC INTO shop.dim FROM SNAPSHOT (read_files('$work/sn', format => 'csv'))
+KEYS (id) STORED AS SCD TYPE 1;
+SQL
+out=$("$bin" run snblock.sql --warehouse lsn 2>&1) || fail "snapshot under block, first run: $out"
+printf 'id,name,age,city\n1,Ada,37,Oslo\n' > sn/snap_2.csv
+rc=0; out=$("$bin" run snblock.sql --warehouse lsn 2>&1) || rc=$?
+expect_eq "$rc" "1" "a snapshot with a new column under block: exit status "
+expect_in "$out" "$work/sn/snap_2.csv: cdclake.schemaPolicy = 'block' on shop.dim, and the snapshot's columns differ; column city (string) is not in the table; nothing of this snapshot is applied"
+expect_eq "$("$bin" show lsn/shop/dim --format csv --columns id,age --order-by id)" 'id,age
+1,36
+2,40' "the blocked snapshot changed the table: "
+expect_in "$("$bin" show lsn/_event_log --format csv --columns event_type,status,message)" \
+  "schema_change,failed,column city (string) is not in shop.dim: blocked by cdclake.schemaPolicy = 'block'"
+
+mkdir sd
+printf 'id,name,age\n1,Ada,36\n2,Bob,40\n' > sd/snap_1.csv
+cat > sndecl.sql <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.dim (id INT NOT NULL, name STRING, age INT, city STRING);
+CREATE FLOW dim AS AUTO CDC INTO shop.dim FROM SNAPSHOT (read_files('$work/sd', format => 'csv'))
+KEYS (id) STORED AS SCD TYPE 1;
+SQL
+out=$("$bin" run sndecl.sql --warehouse lsd 2>&1) || fail "declared snapshot target, first run: $out"
+printf 'id,name,age,tier\n1,Ada,37,gold\n2,Bob,40,silver\n' > sd/snap_2.csv
+out=$("$bin" run sndecl.sql --warehouse lsd 2>&1) || fail "an added snapshot column stopped the flow: $out"
+printf 'id,age\n1,38\n2,40\n' > sd/snap_3.csv
+rc=0; out=$("$bin" run sndecl.sql --warehouse lsd 2>&1) || rc=$?
+expect_eq "$rc" "1" "a snapshot without a declared column it had: exit status "
+expect_in "$out" "$work/sd/snap_3.csv: shop.dim declares its columns, and the snapshot's columns differ; column name (string) is not in the snapshot; nothing of this snapshot is applied"
+expect_eq "$("$bin" show lsd/shop/dim --format csv --columns id,name,age,city --order-by id)" 'id,name,age,city
+1,Ada,37,
+2,Bob,40,' "the declared snapshot target after the stop: "
+
+sed "s/'block'/'quarantine'/" snblock.sql > snq.sql
+rc=0; out=$("$bin" run snq.sql --warehouse lsq 2>&1) || rc=$?
+expect_eq "$rc" "1" "'quarantine' on a snapshot target: exit status "
+expect_in "$out" "cdclake.schemaPolicy = 'quarantine' on shop.dim, the target of a FROM SNAPSHOT flow: a row set aside from a snapshot would read as a deleted key"
 echo "ok: schema policies and skipChangeCommits"

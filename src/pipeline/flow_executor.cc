@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "apply/declared_columns.h"
@@ -100,23 +101,78 @@ Result<std::optional<change::SourcePosition>> TableQuarantinedBefore(const io::F
 // An ingest flow's rows as its table declares them: cast to the declared types (rows that do
 // not cast, or leave a NOT NULL column NULL, become rejected records), undeclared columns
 // dropped (but the bronze columns) and named once in `warnings`.
+// The columns a declared table gets from a flow whose rows have the columns `sent`: the
+// declared ones, then the columns cdclake adds to file rows (downstream flows read positions
+// from them) and the rescued-data column (read_files' rescuedDataColumn, which also takes the
+// values that do not cast to their declared types) when the rows have them.
+data::Schema DeclaredTableColumns(const FlowPlan& flow, const data::Schema& sent) {
+  std::vector<data::Field> fields = flow.declared_schema->fields();
+  const std::string& rescue = flow.source.options.rescued_data_column;
+  std::vector<std::string> kept;
+  if (flow.kind == FlowPlan::Kind::kIngest) {
+    kept.assign(std::begin(kBronzeColumns), std::end(kBronzeColumns));
+  }
+  if (!rescue.empty()) kept.push_back(rescue);
+  for (const std::string& name : kept) {
+    int at = sent.FieldIndex(name);
+    if (at >= 0 && flow.declared_schema->FieldIndex(name) < 0) {
+      fields.push_back(sent.field(static_cast<size_t>(at)));
+    }
+  }
+  return data::Schema(std::move(fields));
+}
+
+// The target's cdclake.schemaPolicy: 'evolve', 'block' or 'quarantine', and without the
+// property kDeclared for a declared table, kEvolve otherwise.
+Result<SchemaPolicy> PolicyOf(const FlowPlan& flow) {
+  std::optional<std::string> value;
+  if (auto p = flow.table_properties.find("cdclake.schemaPolicy");
+      p != flow.table_properties.end()) {
+    value = p->second;
+  }
+  return ParseSchemaPolicy(flow.target, value, flow.declared_schema.has_value());
+}
+
+// Whether a batch says which columns its source sends: it has a row that carries a whole row
+// image. A batch of deletes and truncates (`_op` 'd' or 't', as the Debezium, PostgreSQL and
+// SQL Server readers name them) may carry the key alone (PostgreSQL's default replica
+// identity), so its columns say nothing of the others.
+bool SendsWholeRows(const change::ChangeBatch& rows) {
+  const int op = rows.rows.schema().FieldIndex("_op");
+  if (op < 0) return rows.rows.num_rows() > 0;
+  const data::Column& ops = rows.rows.column(static_cast<size_t>(op));
+  for (int64_t r = 0; r < rows.rows.num_rows(); ++r) {
+    if (ops.IsNull(r)) return true;
+    const std::string_view op_code = ops.StringAt(r);
+    if (op_code != "d" && op_code != "t") return true;
+  }
+  return false;
+}
+
+// The non-NULL values each column of `rows` holds.
+std::map<std::string, int64_t> ValuesPerColumn(const change::ChangeBatch& rows) {
+  std::map<std::string, int64_t> out;
+  for (size_t c = 0; c < rows.rows.num_columns(); ++c) {
+    out[rows.rows.schema().field(c).name] = rows.rows.num_rows() - rows.rows.column(c).null_count();
+  }
+  return out;
+}
+
+// `sent`'s columns, each with its type in `cast` when it has the column.
+data::Schema WithCastTypes(const data::Schema& sent, const data::Schema& cast) {
+  std::vector<data::Field> fields = sent.fields();
+  for (data::Field& f : fields) {
+    const int at = cast.FieldIndex(f.name);
+    if (at >= 0) f.type = cast.field(static_cast<size_t>(at)).type;
+  }
+  return data::Schema(std::move(fields));
+}
+
 Result<change::ChangeBatch> ConformIngestRows(const FlowPlan& flow, change::ChangeBatch rows,
                                               std::set<std::string>* seen,
                                               std::vector<std::string>* warnings) {
-  // The columns cdclake adds to file rows stay (downstream flows read positions from them).
-  std::vector<data::Field> fields = flow.declared_schema->fields();
-  // So does the rescued-data column (read_files' rescuedDataColumn), which also takes the
-  // values that do not cast to their declared types.
+  const data::Schema declared = DeclaredTableColumns(flow, rows.rows.schema());
   const std::string& rescue = flow.source.options.rescued_data_column;
-  std::vector<std::string> kept(std::begin(kBronzeColumns), std::end(kBronzeColumns));
-  if (!rescue.empty()) kept.push_back(rescue);
-  for (const std::string& name : kept) {
-    int at = rows.rows.schema().FieldIndex(name);
-    if (at >= 0 && flow.declared_schema->FieldIndex(name) < 0) {
-      fields.push_back(rows.rows.schema().field(static_cast<size_t>(at)));
-    }
-  }
-  const data::Schema declared(std::move(fields));
   apply::ConformReport report;
   CDCLAKE_ASSIGN_OR_RETURN(rows,
                            apply::ConformToDeclared(std::move(rows), declared,
@@ -203,17 +259,11 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
   AppendTableSpec spec{flow.table_properties, flow.partition_columns, flow.declared_schema};
   std::set<std::string> undeclared_seen;  // reported once per run
   // One read of the target's log gives its columns, its id and what the flow last sent.
-  CDCLAKE_ASSIGN_OR_RETURN(
-      SchemaWatch schema_watch,
-      SchemaWatch::Open(fs, flow.target, flow.target_folder, flow.name, batch_no > 0));
+  CDCLAKE_ASSIGN_OR_RETURN(SchemaWatch schema_watch,
+                           SchemaWatch::Open(fs, flow.target, flow.target_folder, flow.name,
+                                             batch_no > 0, flow.declared_schema.has_value()));
   std::string table_id = schema_watch.table_id();
-  // cdclake.schemaPolicy: 'evolve' (the default: the usual rules), 'block' or 'quarantine'.
-  std::optional<std::string> policy_value;
-  if (auto p = flow.table_properties.find("cdclake.schemaPolicy");
-      p != flow.table_properties.end()) {
-    policy_value = p->second;
-  }
-  CDCLAKE_ASSIGN_OR_RETURN(const SchemaPolicy policy, ParseSchemaPolicy(flow.target, policy_value));
+  CDCLAKE_ASSIGN_OR_RETURN(const SchemaPolicy policy, PolicyOf(flow));
   auto writes = [&](const std::string& name) {
     return flow.kind == FlowPlan::Kind::kIngest || flow.flow.columns.Selects(name);
   };
@@ -235,6 +285,14 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     std::optional<change::SourcePosition> last = LastPosition(rows);
     CDCLAKE_ASSIGN_OR_RETURN(rows, Transform(fs, flow, std::move(rows), &report.expectations,
                                              &report.dropped_by_expectations));
+    // The columns as the source sent them: what the schema policy and the schema-change events
+    // compare, before a declared table's cast.
+    const data::Schema sent = rows.rows.schema();
+    // Only a batch with a whole row says a column is no longer sent (see SendsWholeRows).
+    const bool whole_rows = SendsWholeRows(rows);
+    std::map<std::string, int64_t> values_sent;
+    if (policy == SchemaPolicy::kDeclared) values_sent = ValuesPerColumn(rows);
+    if (flow.declared_schema) schema_watch.HoldTo(DeclaredTableColumns(flow, sent));
     if (flow.kind == FlowPlan::Kind::kIngest && flow.declared_schema) {
       CDCLAKE_ASSIGN_OR_RETURN(
           rows, ConformIngestRows(flow, std::move(rows), &undeclared_seen, &report.warnings));
@@ -250,9 +308,23 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
                                                         /*keep_undeclared=*/true, &conformed,
                                                         flow.source.options.rescued_data_column));
     }
-    if (policy == SchemaPolicy::kBlock) {
+    if (policy == SchemaPolicy::kDeclared) {
+      // JSON Lines leave a key out of a record to say NULL, so a file whose records all do
+      // has no such column: only the other sources say a column is no longer sent.
+      const bool sparse = flow.source.kind == SourcePlan::Kind::kFiles &&
+                          flow.source.format == sources::SourceFormat::kJsonLines;
+      const data::Schema* before = whole_rows && !sparse ? schema_watch.previously_sent() : nullptr;
+      CDCLAKE_RETURN_IF_ERROR(CheckDeclaredContract(rows, sent, values_sent, before,
+                                                    *flow.declared_schema, writes, flow.target,
+                                                    &outcome->blocked));
+    } else if (policy == SchemaPolicy::kBlock) {
+      // A declared table compares the columns as sent, with the types the cast gave them (a
+      // CSV column of numbers reads as BIGINT into an INT column): values that did not cast
+      // are CheckNoMisfits' to stop on.
+      const data::Schema compared =
+          flow.declared_schema ? WithCastTypes(sent, rows.rows.schema()) : sent;
       CDCLAKE_RETURN_IF_ERROR(
-          schema_watch.CheckBlocked(rows.rows.schema(), writes, &outcome->blocked));
+          schema_watch.CheckBlocked(compared, writes, whole_rows, &outcome->blocked));
       CDCLAKE_RETURN_IF_ERROR(
           CheckNoMisfits(rows, flow.target, schema_watch.known(), &outcome->blocked));
     } else if (policy == SchemaPolicy::kQuarantine && schema_watch.known()) {
@@ -274,6 +346,12 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     if (input->source_txn) source_txns.push_back(*input->source_txn);
     if (last) position["last_row"] = PositionJson(*last);
     position[kSourceColumnsKey] = delta::SchemaToJson(rows.rows.schema());
+    if (flow.declared_schema) position[kSourceReadKey] = delta::SchemaToJson(sent);
+    if (!whole_rows && schema_watch.previously_sent() != nullptr) {
+      // Deletes only: what the source sends is still what the last whole row said.
+      position[flow.declared_schema ? kSourceReadKey : kSourceColumnsKey] =
+          delta::SchemaToJson(*schema_watch.previously_sent());
+    }
     position["batch"] = batch_no + 1;
     json::Json params = json::Json::object();
     params[kFlowParameter] = flow.name;
@@ -353,8 +431,10 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       }
     }
     if (report.table_version) {
-      CDCLAKE_ASSIGN_OR_RETURN(report.schema_changes,
-                               schema_watch.AfterCommit(fs, rows.rows.schema()));
+      CDCLAKE_ASSIGN_OR_RETURN(
+          report.schema_changes,
+          schema_watch.AfterCommit(fs, flow.declared_schema ? sent : rows.rows.schema(),
+                                   whole_rows));
     }
     for (SchemaChange& r : refused) {
       // A table this batch created: the column's type is known now.
@@ -400,7 +480,30 @@ Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecu
                                 ": AUTO CDC FROM SNAPSHOT reads files (a folder of versioned "
                                 "snapshots, or one file re-read each run), not tables yet");
   }
+  // cdclake.schemaPolicy, on each snapshot's columns before it is applied.
+  CDCLAKE_ASSIGN_OR_RETURN(const SchemaPolicy policy, PolicyOf(flow));
   SnapshotFlowOptions options;
+  options.check_columns = [&](const data::Schema& columns, const data::Schema* previous,
+                              const std::string& path) -> Status {
+    std::optional<data::Schema> table = flow.declared_schema;
+    if (!table) {
+      CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, flow.target_folder));
+      if (exists) {
+        CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, flow.target_folder));
+        table = snapshot->schema();
+      }
+    }
+    auto writes = [&](const std::string& name) { return flow.flow.columns.Selects(name); };
+    return CheckSnapshotColumns(policy, columns, previous, table ? &*table : nullptr,
+                                flow.declared_schema.has_value(), writes, flow.target, path,
+                                &outcome->blocked);
+  };
+  if (policy == SchemaPolicy::kEvolve) options.check_columns = nullptr;
+  if (policy == SchemaPolicy::kQuarantine) {
+    // Refused before any snapshot is looked at (CheckSnapshotColumns says why).
+    return CheckSnapshotColumns(policy, data::Schema(), nullptr, nullptr, false, nullptr,
+                                flow.target, "", &outcome->blocked);
+  }
   options.format = flow.source.format;
   options.schema = flow.source.options.schema;
   options.apply.clock = execution.clock_ms;

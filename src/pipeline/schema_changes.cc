@@ -24,8 +24,16 @@ std::string SchemaChange::Text() const {
            ") is no longer in what the source sends: its rows get NULL there";
   }
   if (action == "blocked") {
-    const std::string by = ": blocked by cdclake.schemaPolicy = 'block'";
+    const std::string by = by_declaration
+                               ? ": blocked by " + table + "'s declared column list"
+                               : std::string(": blocked by cdclake.schemaPolicy = 'block'");
     if (old_type.empty()) return "column " + column + " (" + new_type + ") is not in " + table + by;
+    if (by_declaration && !new_type.empty()) {
+      return "column " + column + " of " + table + " (" + old_type +
+             "): " + (new_type == old_type ? "" : "the source sends " + new_type + " and ") +
+             "none of its " + std::to_string(rows) + (rows == 1 ? " value fits" : " values fit") +
+             by;
+    }
     if (rows > 0) {
       return "column " + column + " of " + table + " (" + old_type + "): " + std::to_string(rows) +
              (rows == 1 ? " row holds a value that does not fit it"
@@ -58,13 +66,15 @@ json::Json SchemaChange::ToJson() const {
   out["new_type"] = new_type.empty() ? json::Json() : json::Json(new_type);
   out["action"] = action;
   if (action == "refused" || (action == "blocked" && rows > 0)) out["rows"] = rows;
+  if (by_declaration) out["policy"] = "declared columns";
   return out;
 }
 
 Result<SchemaWatch> SchemaWatch::Open(const io::FileSystem& fs, std::string table,
                                       std::string folder, const std::string& flow,
-                                      bool committed_before) {
+                                      bool committed_before, bool declared) {
   SchemaWatch out;
+  out.declared_flow_ = declared;
   out.table_ = std::move(table);
   out.folder_ = std::move(folder);
   out.committed_before_ = committed_before;
@@ -75,9 +85,10 @@ Result<SchemaWatch> SchemaWatch::Open(const io::FileSystem& fs, std::string tabl
   out.table_id_ = snapshot->metadata().id;
   CDCLAKE_ASSIGN_OR_RETURN(std::optional<FlowCommit> last,
                            FindFlowCommit(fs, out.folder_, flow, snapshot.get()));
-  if (last && last->position.is_object() && last->position.contains(kSourceColumnsKey) &&
-      last->position[kSourceColumnsKey].is_string()) {
-    auto sent = delta::ParseSchemaJson(last->position[kSourceColumnsKey].get<std::string>());
+  const char* key = declared ? kSourceReadKey : kSourceColumnsKey;
+  if (last && last->position.is_object() && last->position.contains(key) &&
+      last->position[key].is_string()) {
+    auto sent = delta::ParseSchemaJson(last->position[key].get<std::string>());
     if (sent.ok()) out.last_sent_ = std::move(*sent);
   }
   return out;
@@ -85,15 +96,16 @@ Result<SchemaWatch> SchemaWatch::Open(const io::FileSystem& fs, std::string tabl
 
 Status SchemaWatch::CheckBlocked(const data::Schema& sent,
                                  const std::function<bool(const std::string&)>& writes,
-                                 std::vector<SchemaChange>* blocked) const {
-  if (!known_) return Status::OK();
+                                 bool whole_rows, std::vector<SchemaChange>* blocked) const {
+  const data::Schema* table = known_ ? &*known_ : declared_ ? &*declared_ : nullptr;
+  if (table == nullptr) return Status::OK();
   std::string differences;
   auto add = [&](const std::string& text) {
     differences += (differences.empty() ? "" : "; ") + text;
   };
   for (const data::Field& f : sent.fields()) {
     if (!writes(f.name)) continue;
-    const data::Field* had = Find(*known_, f.name);
+    const data::Field* had = Find(*table, f.name);
     if (had == nullptr) {
       add("column " + f.name + " (" + f.type->ToString() + ") is not in the table");
       blocked->push_back({table_, f.name, "", f.type->ToString(), "blocked"});
@@ -103,10 +115,10 @@ Status SchemaWatch::CheckBlocked(const data::Schema& sent,
       blocked->push_back({table_, f.name, had->type->ToString(), f.type->ToString(), "blocked"});
     }
   }
-  const data::Schema* before = PreviouslySent();
+  const data::Schema* before = whole_rows ? PreviouslySent() : nullptr;
   for (const data::Field& f : before != nullptr ? before->fields() : std::vector<data::Field>()) {
     if (apply::IsHistoryBound(f.name) || !writes(f.name) || Find(sent, f.name) != nullptr ||
-        Find(*known_, f.name) == nullptr) {
+        Find(*table, f.name) == nullptr) {
       continue;
     }
     add("column " + f.name + " (" + f.type->ToString() + ") is no longer sent");
@@ -123,7 +135,8 @@ Status SchemaWatch::CheckBlocked(const data::Schema& sent,
 }
 
 Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem& fs,
-                                                           const data::Schema& sent) {
+                                                           const data::Schema& sent,
+                                                           bool whole_rows) {
   std::vector<SchemaChange> out;
   bool differs = !known_;
   // The same columns as a batch checked before: nothing new (a source sending INT to a BIGINT
@@ -153,6 +166,10 @@ Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem&
     known_ = now;
   }
   checked_ = signature;
+  if (!whole_rows) {  // key-only deletes say nothing of the other columns
+    committed_before_ = true;
+    return out;
+  }
   const data::Schema* before = PreviouslySent();
   for (const data::Field& f : before != nullptr ? before->fields() : std::vector<data::Field>()) {
     const data::Field* in_table = Find(*known_, f.name);
@@ -169,7 +186,7 @@ Result<std::vector<SchemaChange>> SchemaWatch::AfterCommit(const io::FileSystem&
 
 const data::Schema* SchemaWatch::PreviouslySent() const {
   if (last_sent_) return &*last_sent_;
-  if (committed_before_ && known_) return &*known_;
+  if (committed_before_ && known_ && !declared_flow_) return &*known_;
   return nullptr;
 }
 

@@ -58,8 +58,9 @@ bool Unchanged(const change::ChangeBatch& batch, size_t c, int64_t r) {
 }  // namespace
 
 Result<SchemaPolicy> ParseSchemaPolicy(const std::string& table,
-                                       const std::optional<std::string>& value) {
-  if (!value || *value == "evolve") return SchemaPolicy::kEvolve;
+                                       const std::optional<std::string>& value, bool declared) {
+  if (!value) return declared ? SchemaPolicy::kDeclared : SchemaPolicy::kEvolve;
+  if (*value == "evolve") return SchemaPolicy::kEvolve;
   if (*value == "block") return SchemaPolicy::kBlock;
   if (*value == "quarantine") return SchemaPolicy::kQuarantine;
   return Status::InvalidArgument("table " + table + ": cdclake.schemaPolicy '" + *value +
@@ -82,6 +83,110 @@ Status CheckNoMisfits(const change::ChangeBatch& rows, const std::string& table,
         "'quarantine' to set such rows aside)");
   }
   return Status::OK();
+}
+
+Status CheckDeclaredContract(const change::ChangeBatch& rows, const data::Schema& read,
+                             const std::map<std::string, int64_t>& values_sent,
+                             const data::Schema* read_before, const data::Schema& declared,
+                             const std::function<bool(const std::string&)>& writes,
+                             const std::string& table, std::vector<SchemaChange>* blocked) {
+  std::map<std::string, int64_t> misfits;
+  for (const change::RejectedRecord& r : rows.rejected) {
+    if (!r.misfit_column.empty()) ++misfits[r.misfit_column];
+  }
+  std::string differences;
+  for (const data::Field& d : declared.fields()) {
+    if (!writes(d.name) || apply::IsHistoryBound(d.name)) continue;
+    const int now = read.FieldIndex(d.name);
+    if (now < 0) {
+      const int before = read_before != nullptr ? read_before->FieldIndex(d.name) : -1;
+      if (before < 0) continue;  // never sent, or not since: the declared column is NULL
+      const data::TypePtr& was = read_before->field(static_cast<size_t>(before)).type;
+      differences += "; column " + d.name + " (" + was->ToString() + ") is no longer sent";
+      SchemaChange change{table, d.name, d.type->ToString(), "", "blocked"};
+      change.by_declaration = true;
+      blocked->push_back(std::move(change));
+      continue;
+    }
+    const auto refused = misfits.find(d.name);
+    if (refused == misfits.end() || refused->second < 2) continue;  // none, or one bad row
+    const auto given = values_sent.find(d.name);
+    if (given == values_sent.end() || given->second > refused->second) {
+      continue;  // some of its values fit: the others are bad rows, not a retyped column
+    }
+    const std::string is = read.field(static_cast<size_t>(now)).type->ToString();
+    const std::string declared_type = d.type->ToString();
+    differences += "; none of the " + std::to_string(refused->second) + " values of column " +
+                   d.name + (is == declared_type ? "" : " (" + is + " in the source)") +
+                   " fits its declared type " + declared_type;
+    SchemaChange change{table, d.name, d.type->ToString(), is, "blocked"};
+    change.by_declaration = true;
+    change.rows = refused->second;
+    blocked->push_back(std::move(change));
+  }
+  if (differences.empty()) return Status::OK();
+  return Status::InvalidArgument(
+      table + " declares its columns, and the source changed one the flow writes" + differences +
+      "; nothing of this batch is committed (fix the source or the declaration, or set "
+      "TBLPROPERTIES ('cdclake.schemaPolicy' = 'evolve') to fill such a column with NULL and "
+      "set aside values that do not fit)");
+}
+
+Status CheckSnapshotColumns(SchemaPolicy policy, const data::Schema& columns,
+                            const data::Schema* previous, const data::Schema* table,
+                            bool cast_to_table,
+                            const std::function<bool(const std::string&)>& writes,
+                            const std::string& table_name, const std::string& path,
+                            std::vector<SchemaChange>* blocked) {
+  if (policy == SchemaPolicy::kQuarantine) {
+    return Status::NotSupported(
+        "cdclake.schemaPolicy = 'quarantine' on " + table_name +
+        ", the target of a FROM SNAPSHOT flow: a row set aside from a snapshot would read as a "
+        "deleted key; use 'block' or 'evolve'");
+  }
+  if (table == nullptr || policy == SchemaPolicy::kEvolve) return Status::OK();
+  std::string differences;
+  auto stop = [&](const std::string& text, SchemaChange change) {
+    differences += "; " + text;
+    change.by_declaration = policy == SchemaPolicy::kDeclared;
+    blocked->push_back(std::move(change));
+  };
+  if (policy == SchemaPolicy::kBlock) {
+    for (const data::Field& f : columns.fields()) {
+      if (!writes(f.name)) continue;
+      const int t = table->FieldIndex(f.name);
+      if (t < 0) {
+        stop("column " + f.name + " (" + f.type->ToString() + ") is not in the table",
+             {table_name, f.name, "", f.type->ToString(), "blocked"});
+        continue;
+      }
+      const data::TypePtr& had = table->field(static_cast<size_t>(t)).type;
+      if (!cast_to_table && !had->Equals(*f.type)) {
+        stop("column " + f.name + " is " + f.type->ToString() + " in the snapshot, " +
+                 had->ToString() + " in the table",
+             {table_name, f.name, had->ToString(), f.type->ToString(), "blocked"});
+      }
+    }
+  }
+  for (const data::Field& f : table->fields()) {
+    if (!writes(f.name) || apply::IsHistoryBound(f.name) || columns.FieldIndex(f.name) >= 0) {
+      continue;
+    }
+    if (policy == SchemaPolicy::kDeclared &&
+        (previous == nullptr || previous->FieldIndex(f.name) < 0)) {
+      continue;  // never sent, or not since: the declared column is NULL
+    }
+    stop("column " + f.name + " (" + f.type->ToString() + ") is not in the snapshot",
+         {table_name, f.name, f.type->ToString(), "", "blocked"});
+  }
+  if (differences.empty()) return Status::OK();
+  const std::string rule = policy == SchemaPolicy::kBlock
+                               ? "cdclake.schemaPolicy = 'block' on " + table_name
+                               : table_name + " declares its columns";
+  return Status::InvalidArgument(
+      path + ": " + rule + ", and the snapshot's columns differ" + differences +
+      "; nothing of this snapshot is applied (fix the snapshot or the table, or set "
+      "TBLPROPERTIES ('cdclake.schemaPolicy' = 'evolve') to go on)");
 }
 
 Result<change::ChangeBatch> QuarantineMisfits(change::ChangeBatch rows, const data::Schema& target,

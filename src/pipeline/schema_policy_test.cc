@@ -147,5 +147,127 @@ TEST(SchemaPolicy, BlockNamesTheFirstMisfitAndWhereItWas) {
   EXPECT_TRUE(blocked.empty());
 }
 
+TEST(SchemaPolicy, WithoutAPropertyADeclaredTableGetsTheContract) {
+  EXPECT_EQ(*ParseSchemaPolicy("t", std::nullopt, /*declared=*/true), SchemaPolicy::kDeclared);
+  EXPECT_EQ(*ParseSchemaPolicy("t", "evolve", /*declared=*/true), SchemaPolicy::kEvolve);
+  EXPECT_EQ(*ParseSchemaPolicy("t", "block", /*declared=*/true), SchemaPolicy::kBlock);
+}
+
+// The declared contract: the batch after the cast (amount BIGINT), `misfits` of its rows' amount
+// values set aside, `kept_amount` the amount left in the one row that stayed.
+change::ChangeBatch CastBatch(int misfits, std::optional<int64_t> kept_amount) {
+  change::ChangeBatch batch;
+  batch.rows = data::RecordBatch(
+      data::Schema({{"id", DataType::Int64(), true}, {"amount", DataType::Int64(), true}}));
+  batch.rows.AppendRow({Value::Int(1), kept_amount ? Value::Int(*kept_amount) : Value::Null()});
+  batch.positions.push_back({"f.csv", 2, 0});
+  for (int i = 0; i < misfits; ++i) {
+    batch.rejected.push_back({"r", {"f.csv", 3 + i, 10}, "column 'amount': 'x'", "amount"});
+  }
+  return batch;
+}
+
+TEST(SchemaPolicy, ADeclaredTableStopsOnARetypedOrDroppedColumnAndToleratesTheRest) {
+  const data::Schema declared({{"id", DataType::Int64(), true},
+                               {"name", DataType::String(), true},
+                               {"amount", DataType::Int64(), true}});
+  const data::Schema before = declared;
+  auto all = [](const std::string&) { return true; };
+  // values_sent: the amount values the batch held before the cast.
+  auto sent = [](int64_t amounts) { return std::map<std::string, int64_t>{{"amount", amounts}}; };
+  // An added column (tier), the types as before: nothing to stop for.
+  const data::Schema added({{"id", DataType::Int64(), true},
+                            {"name", DataType::String(), true},
+                            {"amount", DataType::Int64(), true},
+                            {"tier", DataType::String(), true}});
+  std::vector<SchemaChange> blocked;
+  EXPECT_TRUE(
+      CheckDeclaredContract(CastBatch(0, 5), added, sent(1), &before, declared, all, "t", &blocked)
+          .ok());
+  const data::Schema text({{"id", DataType::Int64(), true},
+                           {"name", DataType::String(), true},
+                           {"amount", DataType::String(), true}});
+  // One bad value among good ones, one bad value alone, two bad values beside a good one a
+  // NOT NULL violation set aside: bad rows, not a retyped column.
+  EXPECT_TRUE(
+      CheckDeclaredContract(CastBatch(1, 5), text, sent(2), &before, declared, all, "t", &blocked)
+          .ok());
+  EXPECT_TRUE(CheckDeclaredContract(CastBatch(1, std::nullopt), text, sent(1), &before, declared,
+                                    all, "t", &blocked)
+                  .ok());
+  EXPECT_TRUE(CheckDeclaredContract(CastBatch(2, std::nullopt), text, sent(3), &before, declared,
+                                    all, "t", &blocked)
+                  .ok());
+  EXPECT_TRUE(blocked.empty());
+  // Not one of two values fits: retyped.
+  Status retyped = CheckDeclaredContract(CastBatch(2, std::nullopt), text, sent(2), &before,
+                                         declared, all, "t", &blocked);
+  ASSERT_FALSE(retyped.ok());
+  EXPECT_NE(retyped.message().find("none of the 2 values of column amount (string in the "
+                                   "source) fits its declared type bigint"),
+            std::string::npos)
+      << retyped.message();
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_TRUE(blocked[0].by_declaration);
+  EXPECT_EQ(blocked[0].rows, 2);
+  EXPECT_NE(blocked[0].Text().find("blocked by t's declared column list"), std::string::npos);
+  // A column the flow does not write is not held to it.
+  blocked.clear();
+  auto not_amount = [](const std::string& c) { return c != "amount"; };
+  EXPECT_TRUE(CheckDeclaredContract(CastBatch(2, std::nullopt), text, sent(2), &before, declared,
+                                    not_amount, "t", &blocked)
+                  .ok());
+  // name sent before and not now: stopped; without a previous batch, nothing to compare.
+  const data::Schema no_name(
+      {{"id", DataType::Int64(), true}, {"amount", DataType::Int64(), true}});
+  Status dropped = CheckDeclaredContract(CastBatch(0, 5), no_name, sent(1), &before, declared, all,
+                                         "t", &blocked);
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_NE(dropped.message().find("column name (string) is no longer sent"), std::string::npos);
+  blocked.clear();
+  EXPECT_TRUE(CheckDeclaredContract(CastBatch(0, 5), no_name, sent(1), nullptr, declared, all, "t",
+                                    &blocked)
+                  .ok());
+}
+
+TEST(SchemaPolicy, SnapshotColumnsUnderEachPolicy) {
+  const data::Schema table({{"id", DataType::Int64(), true}, {"name", DataType::String(), true}});
+  const data::Schema wider({{"id", DataType::Int64(), true},
+                            {"name", DataType::String(), true},
+                            {"city", DataType::String(), true}});
+  const data::Schema narrower({{"id", DataType::Int64(), true}});
+  auto all = [](const std::string&) { return true; };
+  std::vector<SchemaChange> blocked;
+  EXPECT_TRUE(CheckSnapshotColumns(SchemaPolicy::kEvolve, narrower, &table, &table, false, all, "t",
+                                   "s.csv", &blocked)
+                  .ok());
+  Status block = CheckSnapshotColumns(SchemaPolicy::kBlock, wider, &table, &table, false, all, "t",
+                                      "s.csv", &blocked);
+  ASSERT_FALSE(block.ok());
+  EXPECT_NE(block.message().find("column city (string) is not in the table"), std::string::npos);
+  // A declared table's types are what the snapshot's values are cast to: not compared.
+  const data::Schema int_id({{"id", DataType::Int32(), true}, {"name", DataType::String(), true}});
+  EXPECT_FALSE(CheckSnapshotColumns(SchemaPolicy::kBlock, table, nullptr, &int_id, false, all, "t",
+                                    "s.csv", &blocked)
+                   .ok());
+  EXPECT_TRUE(CheckSnapshotColumns(SchemaPolicy::kBlock, table, nullptr, &int_id, true, all, "t",
+                                   "s.csv", &blocked)
+                  .ok());
+  // Declared: an added column is tolerated; a dropped one stops only when the previous had it.
+  EXPECT_TRUE(CheckSnapshotColumns(SchemaPolicy::kDeclared, wider, &table, &table, true, all, "t",
+                                   "s.csv", &blocked)
+                  .ok());
+  EXPECT_TRUE(CheckSnapshotColumns(SchemaPolicy::kDeclared, narrower, &narrower, &table, true, all,
+                                   "t", "s.csv", &blocked)
+                  .ok());
+  Status dropped = CheckSnapshotColumns(SchemaPolicy::kDeclared, narrower, &table, &table, true,
+                                        all, "t", "s.csv", &blocked);
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_NE(dropped.message().find("s.csv: t declares its columns"), std::string::npos);
+  Status quarantine = CheckSnapshotColumns(SchemaPolicy::kQuarantine, table, nullptr, nullptr,
+                                           false, nullptr, "t", "", &blocked);
+  EXPECT_EQ(quarantine.code(), StatusCode::kNotSupported);
+}
+
 }  // namespace
 }  // namespace cdclake::pipeline

@@ -125,6 +125,7 @@ struct FlowState {
   std::optional<int64_t> last;                   // the last applied version
   std::optional<SnapshotVersion::Kind> kind;     // of `last`, when the state says
   std::string state_path;                        // empty: no previous snapshot
+  bool rebuilt = false;  // the state was rebuilt from the table's rows, not read from a file
 };
 
 class SnapshotRunner {
@@ -234,6 +235,7 @@ Status SnapshotRunner::RebuildState() {
   CDCLAKE_RETURN_IF_ERROR(diff->Finish());
   state_.state_path =
       io::JoinPath(dir_, state_.last ? StateName(*state_.last) : "state-rebuilt.bin");
+  state_.rebuilt = true;
   result_.state_rebuilt = true;
   return Status::OK();
 }
@@ -288,6 +290,18 @@ Status SnapshotRunner::ApplyOne(const SnapshotFile& file, SnapshotOutcome* out) 
                            " is not applied until it is whole; a later run reads it again");
   };
   if (source->Pending()) return unfinished("seen at open");
+  if (options_.check_columns && source->schema() != nullptr) {
+    // The previous snapshot's columns, from its state (a state rebuilt from the table's rows
+    // has the table's columns, not the snapshot's).
+    std::optional<data::Schema> previous;
+    if (!state_.state_path.empty() && !state_.rebuilt) {
+      CDCLAKE_ASSIGN_OR_RETURN(snap::SnapshotStateInfo info,
+                               snap::ReadSnapshotStateInfo(fs_, state_.state_path));
+      previous = std::move(info.columns);
+    }
+    CDCLAKE_RETURN_IF_ERROR(
+        options_.check_columns(*source->schema(), previous ? &*previous : nullptr, file.path));
+  }
 
   const std::string state_name = StateName(v.value);
   snap::SnapshotDiffOptions o;
@@ -348,6 +362,7 @@ Status SnapshotRunner::ApplyOne(const SnapshotFile& file, SnapshotOutcome* out) 
   state_.last = v.value;
   state_.kind = v.kind;
   state_.state_path = io::JoinPath(dir_, state_name);
+  state_.rebuilt = false;
   out->applied = true;
   return Status::OK();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,13 @@ struct SnapshotFlowOptions {
   apply::ApplyOptions apply;
   /// Hears of the snapshots diffed and applied, of those given.
   ProgressFn progress;
+  /// Called with each snapshot file's columns (formats that know them at open: CSV, JSON
+  /// Lines, Parquet) and the previous snapshot's columns the flow keeps (null when not known)
+  /// before anything of it is read or applied; an error stops the run there, the snapshots
+  /// before it applied.
+  std::function<Status(const data::Schema& columns, const data::Schema* previous,
+                       const std::string& path)>
+      check_columns;
 };
 
 /// What became of one snapshot.
