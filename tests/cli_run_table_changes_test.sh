@@ -122,15 +122,25 @@ SQL
 "$bin" run p2.sql --warehouse lake > run5.log 2>&1 || fail "a gold flow added later: $(cat run5.log)"
 expect_eq "$(rows gold_late)" "$(rows customers)" "a gold flow added later against silver: "
 
-# Silver refreshed in full: its versions start again, so the flows reading its changes stop
-# and say to refresh their targets too; refreshed with it, they follow again.
+# Silver refreshed in full: its versions start again at 0, so every table reading its changes
+# is refreshed with it (the run says which and why), and gold follows silver's new feed.
+"$bin" run p2.sql --warehouse lake --full-refresh shop.customers > run6.log 2>&1 ||
+  fail "refreshing silver: $(cat run6.log)"
+for t in shop.gold_customers shop.customers_history shop.change_log shop.deletes shop.gold_late; do
+  expect_in "$(cat run6.log)" "full refresh of $t too: "
+done
+gold_is_silver "after silver was refreshed in full"
+expect_eq "$(rows gold_late)" "$(rows customers)" "gold_late after silver's refresh: "
+# Silver rebuilt behind the pipeline's back (its folder removed, a run makes it again): the
+# flows reading its changes stop and say to refresh their targets too.
+rm -rf lake/shop/customers
 rc=0
-"$bin" run p2.sql --warehouse lake --full-refresh shop.customers > run6.log 2>&1 || rc=$?
-[ "$rc" -ne 0 ] || fail "gold went on after silver was rebuilt: $(cat run6.log)"
-expect_in "$(cat run6.log)" "shop.customers was refreshed"
-expect_in "$(cat run6.log)" "refresh the flow's target in full too"
+"$bin" run p2.sql --warehouse lake > run7.log 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "gold went on after silver was rebuilt: $(cat run7.log)"
+expect_in "$(cat run7.log)" "shop.customers was refreshed"
+expect_in "$(cat run7.log)" "refresh the flow's target in full too"
 "$bin" run p2.sql --warehouse lake --full-refresh shop.gold_customers shop.gold_late \
-  shop.customers_history shop.change_log shop.deletes > run7.log 2>&1 || fail "run after refreshing the downstream: $(cat run7.log)"
+  shop.customers_history shop.change_log shop.deletes > run8.log 2>&1 || fail "run after refreshing the downstream: $(cat run8.log)"
 gold_is_silver "after silver and gold were refreshed"
 expect_eq "$(rows gold_late)" "$(rows customers)" "gold_late after the refreshes: "
 

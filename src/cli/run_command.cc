@@ -157,8 +157,10 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
     options.full_refresh_all = options.full_refresh.empty();
   }
   options.reset_positions = args.reset_positions;
-  auto refresh = pipeline::TablesToRefresh(*plan, warehouse, options);
+  std::vector<std::string> refresh_notes;
+  auto refresh = pipeline::TablesToRefresh(*plan, warehouse, options, &refresh_notes);
   if (!refresh.ok()) return UsageFail(refresh.status());
+  for (const std::string& note : refresh_notes) std::cerr << "cdclake: " << note << "\n";
   // What the first batches would refuse (a misspelled column in a column list): before
   // anything runs, the same for --dry-run.
   if (Status s = pipeline::CheckSources(fs, *plan, *refresh); !s.ok()) {

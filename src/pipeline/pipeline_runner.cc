@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
+#include "base/crash_point.h"
 #include "delta/transaction.h"
 #include "io/local_file_system.h"
 #include "pipeline/event_log.h"
@@ -42,13 +45,105 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-// Removes a table's folder and its quarantine table's, so its flows start over.
+// Where a folder goes while a full refresh removes it: a hidden sibling, so that a run killed
+// while removing leaves the table whole or gone, never a log whose first versions are deleted.
+std::string SetAside(const std::string& folder) {
+  const std::filesystem::path path(folder);
+  return (path.parent_path() / ("." + path.filename().string() + ".removing")).string();
+}
+
+// Removes a table's folder and its quarantine table's, so its flows start over: both are
+// renamed aside, the table first, before either is deleted, so a kill leaves the pair whole,
+// or the table aside (FinishRemovals then sets the quarantine aside too), or both aside.
 Status RemoveTable(const std::string& folder) {
-  for (const std::string& f : {folder, folder + "_quarantine"}) {
-    CDCLAKE_RETURN_IF_ERROR(
-        io::LocalFileSystem::Instance()->DeleteTree(f).WithContext("full refresh"));
+  const auto local = io::LocalFileSystem::Instance();
+  const std::vector<std::string> pair = {folder, folder + "_quarantine"};
+  for (const std::string& f : pair) {
+    CDCLAKE_RETURN_IF_ERROR(local->DeleteTree(SetAside(f)).WithContext("full refresh"));
+  }
+  for (const std::string& f : pair) {
+    std::error_code ec;
+    if (std::filesystem::exists(f, ec)) {
+      CDCLAKE_RETURN_IF_ERROR(local->Rename(f, SetAside(f)).WithContext("full refresh"));
+    }
+    if (f == folder) CrashPoint("full-refresh-table-aside");
+  }
+  for (const std::string& f : pair) {
+    CDCLAKE_RETURN_IF_ERROR(local->DeleteTree(SetAside(f)).WithContext("full refresh"));
   }
   return Status::OK();
+}
+
+// What a run killed while refreshing left: a table set aside whose quarantine table was not
+// yet is set aside with it (the quarantine of the old table beside a rebuilt one would keep
+// its records from being quarantined again); then everything aside is deleted.
+Status FinishRemovals(const PipelinePlan& plan) {
+  const auto local = io::LocalFileSystem::Instance();
+  for (const auto& [name, folder] : plan.tables) {
+    std::error_code ec;
+    const std::string quarantine = folder + "_quarantine";
+    if (std::filesystem::exists(SetAside(folder), ec) && !std::filesystem::exists(folder, ec) &&
+        std::filesystem::exists(quarantine, ec)) {
+      CDCLAKE_RETURN_IF_ERROR(
+          local->Rename(quarantine, SetAside(quarantine)).WithContext("full refresh"));
+    }
+    for (const std::string& f : {folder, quarantine}) {
+      CDCLAKE_RETURN_IF_ERROR(local->DeleteTree(SetAside(f)).WithContext("full refresh"));
+    }
+  }
+  return Status::OK();
+}
+
+// The tables a refresh of `refresh` must refresh too: those with a flow appending one of
+// them (STREAM(t)) or reading its changes (table_changes), whose positions are versions of a
+// table that is about to start again at version 0, with keys it removes getting no delete;
+// transitively. Each added table's reason goes to `notes`. kInvalidArgument for such a table
+// that another flow fills from files or a live source, unless `named`: a refresh reads those
+// again from what is there now, which may be less than what the table holds.
+Status AddReaders(const PipelinePlan& plan, const std::vector<std::string>& named,
+                  std::vector<std::string>* refresh, std::vector<std::string>* notes) {
+  for (size_t i = 0; i < refresh->size(); ++i) {
+    const std::string upstream = (*refresh)[i];
+    for (const FlowPlan& f : plan.flows) {
+      // An AUTO CDC flow over a table's rows reads a rebuilt table again from its start, its
+      // sequence guards making the rows read twice harmless (docs/pipelines.md, "Lineage").
+      const bool follows = f.source.changes || f.kind == FlowPlan::Kind::kIngest;
+      if (!follows || f.source.kind != SourcePlan::Kind::kTable || f.source.table != upstream ||
+          Contains(*refresh, f.target)) {
+        continue;
+      }
+      for (const FlowPlan& other : plan.flows) {
+        if (other.target != f.target || other.source.kind == SourcePlan::Kind::kTable ||
+            Contains(named, f.target)) {
+          continue;
+        }
+        return Status::InvalidArgument(
+            "--full-refresh: " + f.target + " reads " + upstream + " (flow " + f.name +
+            "), which is refreshed in full, so it must be refreshed too; but its flow " +
+            other.name + " reads " + other.source.Describe() +
+            ", which a refresh reads again from what is there now: name " + f.target +
+            " in --full-refresh to refresh it anyway");
+      }
+      refresh->push_back(f.target);
+      if (notes != nullptr) {
+        notes->push_back("full refresh of " + f.target + " too: its flow " + f.name + " reads " +
+                         (f.source.changes ? "the changes of " : "") + upstream +
+                         ", which is refreshed in full (its versions start again at 0)");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// `refresh` in the order to remove its tables: a table before those it reads (the plan's
+// flows are in dependency order), so a run killed in between leaves no reader behind a table
+// that was rebuilt.
+std::vector<std::string> RemovalOrder(const PipelinePlan& plan, std::vector<std::string> refresh) {
+  std::map<std::string, size_t> last;
+  for (size_t i = 0; i < plan.flows.size(); ++i) last[plan.flows[i].target] = i;
+  std::stable_sort(refresh.begin(), refresh.end(),
+                   [&](const std::string& a, const std::string& b) { return last[a] > last[b]; });
+  return refresh;
 }
 
 EventLogEntry EntryOf(const FlowBatchReport& r, const std::string& run_id, int64_t now_ms) {
@@ -98,7 +193,8 @@ Status CheckSources(io::FileSystem& fs, const PipelinePlan& plan,
 
 Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
                                                  const Warehouse& warehouse,
-                                                 const PipelineRunOptions& options) {
+                                                 const PipelineRunOptions& options,
+                                                 std::vector<std::string>* notes) {
   std::vector<std::string> out;
   for (const std::string& name : options.full_refresh) {
     CDCLAKE_ASSIGN_OR_RETURN(std::string canonical, warehouse.CanonicalName(name));
@@ -118,6 +214,12 @@ Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
       if (fed_by_files.count(f.target) == 0 && !Contains(out, f.target)) out.push_back(f.target);
     }
   }
+  std::vector<std::string> named;
+  for (const std::string& name : options.full_refresh) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::string canonical, warehouse.CanonicalName(name));
+    named.push_back(std::move(canonical));
+  }
+  CDCLAKE_RETURN_IF_ERROR(AddReaders(plan, named, &out, notes));
   return out;
 }
 
@@ -134,15 +236,26 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
     for (FlowSummary& f : summary.flows) f.status = refresh.status();
     return summary;
   }
-  for (const std::string& table : *refresh) {
-    Status removed = RemoveTable(plan.tables.at(table));
-    if (!removed.ok()) {
+  // Readers first; a removal that fails stops the rest, so no table is rebuilt under a reader
+  // that still holds a position in it (their flows fail, naming the error).
+  if (Status finished = FinishRemovals(plan); !finished.ok()) {
+    for (FlowSummary& f : summary.flows) f.status = finished;
+    return summary;
+  }
+  Status removals;
+  const std::vector<std::string> order = RemovalOrder(plan, *refresh);
+  for (size_t i = 0; i < order.size(); ++i) {
+    removals = RemoveTable(plan.tables.at(order[i]));
+    if (!removals.ok()) {
+      const std::vector<std::string> left(order.begin() + static_cast<std::ptrdiff_t>(i),
+                                          order.end());
       for (FlowSummary& f : summary.flows) {
-        if (f.target == table) f.status = removed;
+        if (Contains(left, f.target)) f.status = removals;
       }
-      continue;
+      break;
     }
-    refreshed.push_back(table);
+    refreshed.push_back(order[i]);
+    CrashPoint("full-refresh-table-removed");
   }
 
   std::vector<std::string> reset = options.reset_positions;

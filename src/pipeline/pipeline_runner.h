@@ -70,10 +70,15 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
                                const Warehouse& warehouse, const PipelineRunOptions& options);
 
 /// The tables `options` asks to refresh in full, checked against the plan: kInvalidArgument
-/// for a name the pipeline does not define. Canonical names, plan order.
+/// for a name the pipeline does not define. Canonical names: those asked for, then the tables
+/// a flow fills by appending one of them (STREAM(t)) or by reading its changes
+/// (table_changes), transitively, since their positions are versions of a table that starts
+/// again at 0; each of those is said in `notes` with its reason. AUTO CDC over a table's rows
+/// reads a rebuilt table again and a snapshot flow compares states: their targets stay.
 Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
                                                  const Warehouse& warehouse,
-                                                 const PipelineRunOptions& options);
+                                                 const PipelineRunOptions& options,
+                                                 std::vector<std::string>* notes = nullptr);
 
 /// The checks of a run's first batches that need its sources' columns (CheckNewFlowColumns for
 /// each AUTO CDC flow whose target does not exist yet; none for the tables in `refreshed`,

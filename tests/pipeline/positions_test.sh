@@ -116,9 +116,10 @@ k > k5.log 2>&1 || fail "kafka 5: $(cat k5.log)"
 grep -q "t+0+0000000050.csv shrank from" k5.log || fail "shrunk file not reported: $(cat k5.log)"
 expect_eq "$(k2rows)" "1,a 2,b 3,c 4,d " "bronze after a file shrank: "
 # An append flow (a streaming table AS SELECT FROM STREAM(t)) over an upstream refreshed in
-# full cannot read it again without appending its rows twice: the run says so, names the
-# refresh that mends it, and leaves the copy as it was; refreshing the copy too reads the new
-# upstream once.
+# full cannot read it again without appending its rows twice: a refresh of the upstream
+# refreshes the copy with it (said by the run). An upstream rebuilt behind the pipeline's back
+# stops the copy, naming the refresh that mends it, and leaves it as it was; refreshing the
+# copy then reads the new upstream once.
 cat > a.sql <<'SQL'
 CREATE OR REFRESH STREAMING TABLE s.bronze
 AS SELECT * FROM STREAM(read_files('${data}', format => 'csv'));
@@ -130,20 +131,40 @@ mkdir app
 printf 'id,v,seq\n1,a,1\n2,b,1\n' > app/a1.csv
 a > a1.log 2>&1 || fail "append 1: $(cat a1.log)"
 expect_eq "$(copy_rows)" "1,a 2,b " "copy after the first run: "
-rc=0
-a --full-refresh s.bronze > a2.log 2>&1 || rc=$?
-[ "$rc" -ne 0 ] || fail "an append flow read a refreshed upstream again: $(cat a2.log)"
-grep -q "s.bronze was refreshed" a2.log || fail "the refresh is not named: $(cat a2.log)"
-grep -q "an append flow would append its rows again" a2.log || fail "no reason: $(cat a2.log)"
-grep -q -- "--full-refresh s.copy" a2.log || fail "no advice: $(cat a2.log)"
-expect_eq "$(copy_rows)" "1,a 2,b " "copy after the refused run: "
+a --full-refresh s.bronze > a2.log 2>&1 || fail "refreshing the upstream: $(cat a2.log)"
+grep -q "full refresh of s.copy too: its flow s.copy reads s.bronze" a2.log ||
+  fail "the copy's refresh is not said: $(cat a2.log)"
+expect_eq "$(copy_rows)" "1,a 2,b " "copy after the upstream's refresh: "
+rm -rf "$work/lake3/s/bronze"
 rc=0
 a > a3.log 2>&1 || rc=$?
-[ "$rc" -ne 0 ] || fail "the next run appended the refreshed upstream: $(cat a3.log)"
+[ "$rc" -ne 0 ] || fail "an append flow read a rebuilt upstream again: $(cat a3.log)"
+grep -q "s.bronze was refreshed" a3.log || fail "the refresh is not named: $(cat a3.log)"
+grep -q "an append flow would append its rows again" a3.log || fail "no reason: $(cat a3.log)"
+grep -q -- "--full-refresh s.copy" a3.log || fail "no advice: $(cat a3.log)"
+expect_eq "$(copy_rows)" "1,a 2,b " "copy after the refused run: "
+rc=0
+a > a3b.log 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "the next run appended the rebuilt upstream: $(cat a3b.log)"
 expect_eq "$(copy_rows)" "1,a 2,b " "copy after the second refused run: "
 a --full-refresh s.copy > a4.log 2>&1 || fail "refreshing the copy: $(cat a4.log)"
 expect_eq "$(copy_rows)" "1,a 2,b " "copy after its own refresh: "
 printf 'id,v,seq\n3,c,1\n' > app/a2.csv
 a > a5.log 2>&1 || fail "append after both refreshes: $(cat a5.log)"
 expect_eq "$(copy_rows)" "1,a 2,b 3,c " "copy after a new file: "
+# A table that follows a refreshed one but also appends files is not refreshed unnamed: its
+# files are read again from what is there now. The run stops before removing anything.
+mkdir app2
+printf 'id,v,seq\n100,z,1\n' > app2/b1.csv
+{ cat a.sql; echo "CREATE FLOW extra AS INSERT INTO s.copy BY NAME SELECT id, v FROM STREAM(read_files('\${data2}', format => 'csv'));"; } > a2.sql
+b() { "$bin" run "$work/a2.sql" --warehouse "$work/lake3" --var data=app --var data2=app2 "$@"; }
+b > b1.log 2>&1 || fail "the extra append flow: $(cat b1.log)"
+expect_eq "$(copy_rows)" "1,a 2,b 3,c 100,z " "copy with the extra flow: "
+rm app2/b1.csv
+rc=0
+b --full-refresh s.bronze > b2.log 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "a refresh removed a table fed by files unnamed: $(cat b2.log)"
+grep -q "name s.copy in --full-refresh to refresh it anyway" b2.log || fail "no advice: $(cat b2.log)"
+expect_eq "$(copy_rows)" "1,a 2,b 3,c 100,z " "copy after the refused refresh: "
+[ -d "$work/lake3/s/bronze/_delta_log" ] || fail "the refused refresh removed s.bronze"
 echo "positions test passed"
