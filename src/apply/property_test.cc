@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "apply/applier.h"
+#include "apply/index_log.h"
+#include "apply/key_index.h"
 #include "apply/testing/reference_model.h"
 #include "delta/snapshot.h"
 #include "delta/table_scan.h"
@@ -319,6 +321,7 @@ struct Coverage {
   int64_t applied = 0, discarded = 0, quarantined = 0, conflicts = 0, target_rows = 0;
   int64_t truncates = 0, struct_cases = 0, string_cases = 0;
   int64_t partitioned_cases = 0, copy_on_write_cases = 0;
+  int64_t index_comparisons = 0;  // bulk cases whose key index was compared with the ordinary's
 
   std::string ToString() const {
     std::ostringstream out;
@@ -328,7 +331,8 @@ struct Coverage {
         << ", truncate rows " << truncates << "; target rows checked " << target_rows
         << "; cases with a STRUCT sequence " << struct_cases << ", with a string sequence "
         << string_cases << ", partitioned " << partitioned_cases << ", copy-on-write "
-        << copy_on_write_cases;
+        << copy_on_write_cases << "; key indexes compared with the ordinary path's "
+        << index_comparisons;
     return out.str();
   }
 };
@@ -397,6 +401,10 @@ class CaseRunner {
         if (std::string err = Open(); !err.empty()) return err;
       }
     }
+    if (config_.bulk_every_batch && config_.persistent_index &&
+        config_.interrupt == Interrupt::kNone) {
+      return CheckIndexAgainstOrdinaryPath();
+    }
     return "";
   }
 
@@ -460,6 +468,7 @@ class CaseRunner {
     for (const GenRow& g : batch) coverage_->truncates += g.event.kind == EventKind::kTruncate;
     auto before = TableVersion(fs_, target_);
     if (!before.ok()) return Fail("table version: " + before.status().ToString());
+    fed_.push_back(batch);
     auto result = applier_->Apply(MakeBatch(schema_, batch));
     if (!result.ok()) return Fail("Apply failed: " + result.status().ToString());
     if (std::string bad = CheckCounts(*result, batch); !bad.empty()) return Fail(bad);
@@ -484,6 +493,7 @@ class CaseRunner {
   std::string Replay(const std::vector<GenRow>& batch) {
     auto before = TableVersion(fs_, target_);
     if (!before.ok()) return Fail("table version: " + before.status().ToString());
+    fed_.push_back(batch);
     auto result = applier_->Apply(MakeBatch(schema_, batch));
     if (!result.ok()) return Fail("Apply (replay) failed: " + result.status().ToString());
     std::string bad = CheckCounts(*result, batch);
@@ -503,6 +513,61 @@ class CaseRunner {
     return CheckTable("after the replay");
   }
 
+  // The key index's state entries ("k" keys) of `target`, as "key=value" texts in key order.
+  static Result<std::vector<std::string>> IndexEntries(const std::string& target) {
+    CDCLAKE_ASSIGN_OR_RETURN(auto index, OpenRocksKeyIndex(IndexDir(target)));
+    std::vector<std::string> out;
+    CDCLAKE_RETURN_IF_ERROR(index->Scan("k", [&](std::string_view key, std::string_view value) {
+      out.push_back(std::string(key) + "=" + std::string(value));
+      return true;
+    }));
+    return out;
+  }
+
+  // The bulk path (bulk_from 1) must leave the key index byte for byte as the ordinary path
+  // leaves it: the table alone cannot tell (a state with a wrong digest rewrites an identical
+  // row, and the table stays equal). The batches the case applied and replayed go through the
+  // ordinary path into a twin target, and the two indexes' entries are compared.
+  std::string CheckIndexAgainstOrdinaryPath() {
+    applier_.reset();
+    const std::string twin = target_ + "_ordinary";
+    ApplyOptions options;
+    options.clock = [] { return kFixedNowMs; };
+    auto opened = Applier::Open(fs_, MakeFlow(config_, schema_, twin), options);
+    if (!opened.ok()) return Fail("twin Applier::Open failed: " + opened.status().ToString());
+    for (const std::vector<GenRow>& batch : fed_) {
+      auto r = (*opened)->Apply(MakeBatch(schema_, batch));
+      if (!r.ok()) return Fail("twin Apply failed: " + r.status().ToString());
+    }
+    opened->reset();
+    auto bulk = IndexEntries(target_);
+    auto ordinary = IndexEntries(twin);
+    if (!bulk.ok() || !ordinary.ok()) {
+      return Fail("reading the key indexes: " + bulk.status().ToString() + " / " +
+                  ordinary.status().ToString());
+    }
+    if (*bulk != *ordinary) {
+      size_t i = 0;
+      while (i < bulk->size() && i < ordinary->size() && (*bulk)[i] == (*ordinary)[i]) ++i;
+      auto at = [&](const std::vector<std::string>& v) {
+        if (i >= v.size()) return std::string("(none)");
+        static const char* kHex = "0123456789abcdef";
+        std::string hex;
+        for (unsigned char ch : v[i].substr(0, 96)) {
+          hex += kHex[ch >> 4];
+          hex += kHex[ch & 15];
+        }
+        return hex;
+      };
+      return Fail("the bulk path's key index differs from the ordinary path's: " +
+                  std::to_string(bulk->size()) + " entries against " +
+                  std::to_string(ordinary->size()) + "; first difference at entry " +
+                  std::to_string(i) + ": bulk " + at(*bulk) + ", ordinary " + at(*ordinary));
+    }
+    coverage_->index_comparisons += 1;
+    return Open();
+  }
+
   const CaseConfig config_;
   std::mt19937_64& rng_;
   const CaseSchema schema_;
@@ -510,7 +575,8 @@ class CaseRunner {
   std::vector<Field> fields_;
   io::LocalFileSystem fs_;
   std::unique_ptr<Applier> applier_;
-  std::vector<ModelEvent> applied_;  // valid events applied so far
+  std::vector<ModelEvent> applied_;       // valid events applied so far
+  std::vector<std::vector<GenRow>> fed_;  // every batch given to Apply, in order
   std::string trace_;
   Coverage* coverage_;
 };
@@ -610,6 +676,7 @@ void RunCases(ScdType scd, const char* test_name) {
     EXPECT_GT(coverage.string_cases, 0);
     EXPECT_GT(coverage.partitioned_cases, 0);
     EXPECT_GT(coverage.copy_on_write_cases, 0);
+    EXPECT_GT(coverage.index_comparisons, 0);
     if (scd == ScdType::kType1) {
       EXPECT_GT(coverage.truncates, 0);
     }
