@@ -249,8 +249,8 @@ Action AddRunCommand(CLI::App& app) {
   cmd->add_option("--interval", args->interval, "continuous: the pause between polls (500ms, 1s)")
       ->capture_default_str();
   cmd->add_option("--full-refresh", args->full_refresh,
-                  "rebuild these tables from their sources (no names: every table not read "
-                  "straight from files)")
+                  "rebuild these tables from their sources, with the tables following them "
+                  "(no names: every table computed only from other tables)")
       ->expected(0, -1);
   cmd->add_option("--reset-position", args->reset_positions,
                   "FLOW: forget where this flow stopped; it reads its source again from the "

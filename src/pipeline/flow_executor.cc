@@ -24,6 +24,7 @@
 #include "pipeline/schema_policy.h"
 #include "pipeline/select_transform.h"
 #include "pipeline/snapshot_flow.h"
+#include "sources/change_source.h"
 
 namespace cdclake::pipeline {
 
@@ -133,13 +134,31 @@ Result<SchemaPolicy> PolicyOf(const FlowPlan& flow) {
   return ParseSchemaPolicy(flow.target, value, flow.declared_schema.has_value());
 }
 
-// Whether a batch says which columns its source sends: it has a row that carries a whole row
-// image. A batch of deletes and truncates (`_op` 'd' or 't', as the Debezium, PostgreSQL and
-// SQL Server readers name them) may carry the key alone (PostgreSQL's default replica
-// identity), so its columns say nothing of the others.
-bool SendsWholeRows(const change::ChangeBatch& rows) {
+// Whether the flow's source adds the change-stream column `_op` itself (Debezium and SQL
+// Server files, read_kafka with Debezium, read_postgres), so that its values are the readers'
+// own 'c', 'u', 'd', 't', 'r'.
+bool ReaderAddsOp(const SourcePlan& source) {
+  switch (source.kind) {
+    case SourcePlan::Kind::kPostgres:
+      return true;
+    case SourcePlan::Kind::kKafka:
+      return source.kafka.debezium;
+    case SourcePlan::Kind::kFiles:
+      return sources::IsChangeStreamFormat(source.format);
+    case SourcePlan::Kind::kTable:
+      return false;
+  }
+  return false;
+}
+
+// Whether a batch as the reader gave it says which columns its source sends: it has a row
+// carrying a whole row image. A change stream's batch of deletes and truncates only (`_op` 'd'
+// or 't') may carry the key alone (a Debezium delete's `before` under PostgreSQL's default
+// replica identity), so its columns say nothing of the others.
+bool SendsWholeRows(const SourcePlan& source, const change::ChangeBatch& rows) {
+  if (rows.rows.num_rows() == 0) return false;
   const int op = rows.rows.schema().FieldIndex("_op");
-  if (op < 0) return rows.rows.num_rows() > 0;
+  if (op < 0 || !ReaderAddsOp(source)) return true;
   const data::Column& ops = rows.rows.column(static_cast<size_t>(op));
   for (int64_t r = 0; r < rows.rows.num_rows(); ++r) {
     if (ops.IsNull(r)) return true;
@@ -281,6 +300,9 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     report.files = input->files_done;
     report.input_written_ms = input->written_ms;
     change::ChangeBatch rows = std::move(input->rows);
+    // Only a batch with a whole row says a column is no longer sent (judged on the reader's
+    // rows, before a view could drop or rename `_op`).
+    const bool whole_rows = SendsWholeRows(flow.source, rows);
     if (add_bronze_columns) rows = AddBronzeColumns(std::move(rows), NowMs(execution) * 1000);
     std::optional<change::SourcePosition> last = LastPosition(rows);
     CDCLAKE_ASSIGN_OR_RETURN(rows, Transform(fs, flow, std::move(rows), &report.expectations,
@@ -288,8 +310,6 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     // The columns as the source sent them: what the schema policy and the schema-change events
     // compare, before a declared table's cast.
     const data::Schema sent = rows.rows.schema();
-    // Only a batch with a whole row says a column is no longer sent (see SendsWholeRows).
-    const bool whole_rows = SendsWholeRows(rows);
     std::map<std::string, int64_t> values_sent;
     if (policy == SchemaPolicy::kDeclared) values_sent = ValuesPerColumn(rows);
     if (flow.declared_schema) schema_watch.HoldTo(DeclaredTableColumns(flow, sent));

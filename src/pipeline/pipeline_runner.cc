@@ -97,10 +97,12 @@ Status FinishRemovals(const PipelinePlan& plan) {
 // The tables a refresh of `refresh` must refresh too: those with a flow appending one of
 // them (STREAM(t)) or reading its changes (table_changes), whose positions are versions of a
 // table that is about to start again at version 0, with keys it removes getting no delete;
-// transitively. Each added table's reason goes to `notes`. kInvalidArgument for such a table
-// that another flow fills from files or a live source, unless `named`: a refresh reads those
-// again from what is there now, which may be less than what the table holds.
-Status AddReaders(const PipelinePlan& plan, const std::vector<std::string>& named,
+// transitively. Each added table's reason goes to `notes`. A such table that another flow
+// fills from files or a live source is refreshed only when `named`: a refresh reads those again
+// from what is there now, which may be less than what the table holds. Unnamed, it is
+// kInvalidArgument, or with `all` (--full-refresh without names, which leaves such tables out)
+// it is left out and said in `notes` (its flow then stops, saying to refresh it).
+Status AddReaders(const PipelinePlan& plan, const std::vector<std::string>& named, bool all,
                   std::vector<std::string>* refresh, std::vector<std::string>* notes) {
   for (size_t i = 0; i < refresh->size(); ++i) {
     const std::string upstream = (*refresh)[i];
@@ -112,11 +114,24 @@ Status AddReaders(const PipelinePlan& plan, const std::vector<std::string>& name
           Contains(*refresh, f.target)) {
         continue;
       }
+      const FlowPlan* live = nullptr;
       for (const FlowPlan& other : plan.flows) {
-        if (other.target != f.target || other.source.kind == SourcePlan::Kind::kTable ||
-            Contains(named, f.target)) {
-          continue;
+        if (other.target == f.target && other.source.kind != SourcePlan::Kind::kTable &&
+            !Contains(named, f.target)) {
+          live = &other;
         }
+      }
+      if (live != nullptr && all) {
+        if (notes != nullptr) {
+          notes->push_back("not refreshing " + f.target + ", which reads " + upstream + " (flow " +
+                           f.name + "): its flow " + live->name + " reads " +
+                           live->source.Describe() + "; refresh it by name (--full-refresh " +
+                           f.target + ")");
+        }
+        continue;
+      }
+      if (live != nullptr) {
+        const FlowPlan& other = *live;
         return Status::InvalidArgument(
             "--full-refresh: " + f.target + " reads " + upstream + " (flow " + f.name +
             "), which is refreshed in full, so it must be refreshed too; but its flow " +
@@ -205,10 +220,11 @@ Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
     if (!Contains(out, canonical)) out.push_back(canonical);
   }
   if (options.full_refresh_all) {
-    // A table any of whose flows reads files is left alone: those files may be gone.
+    // A table any of whose flows reads files, Kafka or PostgreSQL is left alone: it is not
+    // computed from other tables, and those files or messages may be gone.
     std::set<std::string> fed_by_files;
     for (const FlowPlan& f : plan.flows) {
-      if (f.source.kind == SourcePlan::Kind::kFiles) fed_by_files.insert(f.target);
+      if (f.source.kind != SourcePlan::Kind::kTable) fed_by_files.insert(f.target);
     }
     for (const FlowPlan& f : plan.flows) {
       if (fed_by_files.count(f.target) == 0 && !Contains(out, f.target)) out.push_back(f.target);
@@ -219,7 +235,7 @@ Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
     CDCLAKE_ASSIGN_OR_RETURN(std::string canonical, warehouse.CanonicalName(name));
     named.push_back(std::move(canonical));
   }
-  CDCLAKE_RETURN_IF_ERROR(AddReaders(plan, named, &out, notes));
+  CDCLAKE_RETURN_IF_ERROR(AddReaders(plan, named, options.full_refresh_all, &out, notes));
   return out;
 }
 

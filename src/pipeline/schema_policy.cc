@@ -110,10 +110,14 @@ Status CheckDeclaredContract(const change::ChangeBatch& rows, const data::Schema
     }
     const auto refused = misfits.find(d.name);
     if (refused == misfits.end() || refused->second < 2) continue;  // none, or one bad row
-    const auto given = values_sent.find(d.name);
-    if (given == values_sent.end() || given->second > refused->second) {
-      continue;  // some of its values fit: the others are bad rows, not a retyped column
+    // Some of its values fit (they are in the cast rows, or in rows set aside for another
+    // reason, such as NOT NULL): the others are bad rows, not a retyped column.
+    const int at = rows.rows.schema().FieldIndex(d.name);
+    if (at >= 0 && rows.rows.column(static_cast<size_t>(at)).null_count() < rows.rows.num_rows()) {
+      continue;
     }
+    const auto given = values_sent.find(d.name);
+    if (given != values_sent.end() && given->second > refused->second) continue;
     const std::string is = read.field(static_cast<size_t>(now)).type->ToString();
     const std::string declared_type = d.type->ToString();
     differences += "; none of the " + std::to_string(refused->second) + " values of column " +

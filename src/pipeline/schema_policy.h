@@ -40,9 +40,11 @@ Status CheckNoMisfits(const change::ChangeBatch& rows, const std::string& table,
 ///  - no longer sent: the flow's previous batch read it (`read_before`; null when not known,
 ///    or when this batch cannot tell: key-only deletes, JSON Lines' left-out keys) and this
 ///    one (`read`: the columns as the source sent them) does not;
-///  - retyped: the batch holds at least two values of it (`values_sent`: each column's
-///    non-NULL values before the cast) and not one fits the declared type (`rows`: the batch
-///    after the cast, each value that did not cast in `rows.rejected` naming the column). CSV
+///  - retyped: at least two of its values did not fit the declared type (`rows.rejected`
+///    records naming the column, set aside by the reader or by the cast) and not one did: none
+///    is left in `rows` (the batch after the cast) and the batch held no more values of it
+///    before the cast than were refused (`values_sent`: each column's non-NULL values, so that
+///    a fitting value in a row set aside for NOT NULL counts). CSV
 ///    and JSON types are inferred per file, so a type name cannot tell a retyped column from
 ///    one bad value: a value that does not fit among values that do, or alone, is a bad row,
 ///    set aside as under 'evolve'; a type change whose values still cast is no change; values

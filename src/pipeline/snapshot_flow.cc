@@ -294,7 +294,10 @@ Status SnapshotRunner::ApplyOne(const SnapshotFile& file, SnapshotOutcome* out) 
     // The previous snapshot's columns, from its state (a state rebuilt from the table's rows
     // has the table's columns, not the snapshot's).
     std::optional<data::Schema> previous;
-    if (!state_.state_path.empty() && !state_.rebuilt) {
+    // JSON Lines leave a key out to say NULL: a column the previous snapshot had and this one
+    // lacks is not a removed column there, so no previous columns are given.
+    if (!state_.state_path.empty() && !state_.rebuilt &&
+        *format != sources::SourceFormat::kJsonLines) {
       CDCLAKE_ASSIGN_OR_RETURN(snap::SnapshotStateInfo info,
                                snap::ReadSnapshotStateInfo(fs_, state_.state_path));
       previous = std::move(info.columns);
