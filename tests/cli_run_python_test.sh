@@ -149,7 +149,7 @@ expect_eq "$("$bin" show py/default/dim_customer --format csv --order-by custome
 expect_in "$("$bin" show py/default/customer_changes_clean_quarantine --format csv --columns reason)" "has_email"
 
 # --- AUTO CDC FROM SNAPSHOT in Python: a view reading a folder of versioned snapshots, SCD2,
-# against the SQL form; a next_snapshot_and_version function is refused by name.
+# against the SQL form; then a next_snapshot_and_version function over the same files.
 mkdir snaps
 printf 'id,name\n1,a\n2,b\n' > snaps/snap_1.csv
 printf 'id,name\n1,A\n3,c\n' > snaps/snap_2.csv
@@ -178,18 +178,54 @@ expect_eq "$py_rows" 'id,name,__START_AT,__END_AT
 1,A,2,
 2,b,1,2
 3,c,2,' "snapshots: SCD2 history: "
+# A next_snapshot_and_version function (the Databricks documentation's example, its path from
+# spark.conf): called with None, then with each version it returned, until None; the same
+# history as the SQL form over the folder, run after run, and a rerun writes nothing.
 cat > snapfn.py <<'PY'
+import os
+from pyspark import pipelines as dp
+
+def exist(file_name):
+    return os.path.exists(file_name)
+
+def next_snapshot_and_version(latest_snapshot_version):
+    latest_snapshot_version = latest_snapshot_version or 0
+    next_version = latest_snapshot_version + 1
+    file_name = spark.conf.get("snapshots") + "/snap_" + str(next_version) + ".csv"
+    if exist(file_name):
+        return (spark.read.format("csv").option("header", "true").load(file_name), next_version)
+    else:
+        return None
+
+dp.create_streaming_table("dim")
+dp.create_auto_cdc_from_snapshot_flow(target="dim", source=next_snapshot_and_version, keys=["id"],
+                                      stored_as_scd_type=2)
+PY
+out=$("$bin" run snapfn.py --warehouse fn --var "snapshots=$work/snaps" 2>&1) || fail "snapfn.py: $out"
+expect_eq "$("$bin" show fn/default/dim --format csv --order-by id,__START_AT)" "$py_rows" \
+  "snapshot function against the folder: "
+printf 'id,name\n1,A\n3,C\n' > snaps/snap_3.csv
+out=$("$bin" run snapfn.py --warehouse fn --var "snapshots=$work/snaps" 2>&1) || fail "snapfn.py, snapshot 3: $out"
+expect_in "$out" "python-snapshots/dim/3.csv@3"
+out=$("$bin" run snap.sql --warehouse sq --var "snapshots=$work/snaps" 2>&1) || fail "snap.sql, snapshot 3: $out"
+expect_eq "$("$bin" show fn/default/dim --format csv --order-by id,__START_AT)" \
+  "$("$bin" show sq/default/dim --format csv --order-by id,__START_AT)" "snapshot 3: function against SQL: "
+versions=$(ls fn/default/dim/_delta_log | grep -c '\.json$')
+out=$("$bin" run snapfn.py --warehouse fn --var "snapshots=$work/snaps" 2>&1) || fail "snapfn.py, rerun: $out"
+expect_eq "$(ls fn/default/dim/_delta_log | grep -c '\.json$')" "$versions" "a rerun wrote versions: "
+# A function that does not move on is refused, naming the line.
+cat > snapstuck.py <<'PY'
 from pyspark import pipelines as dp
 
 def next_snapshot_and_version(latest_version):
-    return None
+    return (spark.read.format("csv").option("header", "true").load(spark.conf.get("f")), 1)
 
 dp.create_streaming_table("dim")
 dp.create_auto_cdc_from_snapshot_flow(target="dim", source=next_snapshot_and_version, keys=["id"])
 PY
-rc=0; out=$("$bin" run snapfn.py --warehouse bad 2>&1) || rc=$?
-expect_eq "$rc" "2" "snapshot function: exit code: "
-expect_in "$out" "snapfn.py:7: a next_snapshot_and_version function as source is not supported by cdclake"
+rc=0; out=$("$bin" run snapstuck.py --warehouse bad --var "f=$work/snaps/snap_1.csv" 2>&1) || rc=$?
+expect_eq "$rc" "2" "snapshot function that does not move on: exit code: "
+expect_in "$out" "snapstuck.py:7: snapshot version 1 after 1 is not supported by cdclake"
 
 # --- what is not supported stops before anything runs, naming the call and the line.
 cat > join.py <<'PY'

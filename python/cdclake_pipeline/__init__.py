@@ -713,22 +713,99 @@ def add_auto_cdc_flow(target, source, keys, sequence_by, ignore_null_updates=Fal
 def add_snapshot_flow(target, source, keys, stored_as_scd_type=1, track_history_column_list=None,
                       track_history_except_column_list=None, name=None):
     if callable(source):
-        raise Unsupported("a next_snapshot_and_version function as source",
-                          "not yet: name a view that reads the snapshot files with spark.read "
-                          "(a folder of versioned snapshots, as AUTO CDC FROM SNAPSHOT reads them)")
-    if not isinstance(source, str):
+        snapshot_source = snapshot_function_source(source, name or target)
+    elif isinstance(source, str):
+        snapshot_source = table_name(source)
+    else:
         raise Unsupported(f"a {type(source).__name__} as source", "name a view or table")
     scd = "1" if stored_as_scd_type is None else str(stored_as_scd_type)
     if scd not in ("1", "2"):
         raise Unsupported(f"stored_as_scd_type={stored_as_scd_type!r}", "it is 1 or 2")
     text = (f"CREATE FLOW {ident(name or target)} AS AUTO CDC INTO {table_name(target)}\n"
-            f"FROM SNAPSHOT ({table_name(source)})\nKEYS (" + ", ".join(names(keys, "keys")) +
+            f"FROM SNAPSHOT ({snapshot_source})\nKEYS (" + ", ".join(names(keys, "keys")) +
             f")\nSTORED AS SCD TYPE {scd}")
     history = _selection(track_history_column_list, track_history_except_column_list,
                          "track_history_column")
     if history is not None:
         text += f"\nTRACK HISTORY ON {history}"
     registry.add(text + ";")
+
+
+_SNAPSHOT_EXTENSIONS = {"csv": ".csv", "json": ".jsonl", "parquet": ".parquet"}
+_MAX_SNAPSHOTS = 100000
+
+
+def _snapshot_version_name(version, previous):
+    """A snapshot version as AUTO CDC FROM SNAPSHOT reads it from a file name."""
+    import datetime
+    if isinstance(version, bool) or not isinstance(version, (int, datetime.date)):
+        raise Unsupported(f"a snapshot version given as {type(version).__name__}",
+                          "return an int, a datetime.date or a datetime.datetime")
+    if previous is not None and (type(version) is not type(previous) or not version > previous):
+        raise Unsupported(f"snapshot version {version!r} after {previous!r}",
+                          "each call returns a version above the one it was given")
+    if isinstance(version, datetime.datetime):
+        if version.tzinfo is not None:
+            version = version.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return version.strftime("%Y-%m-%dT%H-%M-%S.%fZ")
+    if isinstance(version, datetime.date):
+        return version.isoformat()
+    return str(version)
+
+
+def snapshot_function_source(function, flow):
+    """A next_snapshot_and_version function as a FROM SNAPSHOT source: it is called as Databricks
+    calls it, with None and then with each version it returned, until it returns None; each
+    snapshot (a DataFrame of spark.read over one file) becomes a link named after its version in
+    <warehouse>/_cdclake/python-snapshots/<flow>/, the folder of versioned snapshots cdclake
+    reads (versions already applied are skipped there)."""
+    warehouse = os.environ.get("CDCLAKE_WAREHOUSE")
+    if not warehouse:
+        raise Unsupported("a next_snapshot_and_version function outside cdclake run",
+                          "run the file with cdclake run")
+    snapshots = []
+    latest = None
+    for _ in range(_MAX_SNAPSHOTS):
+        out = function(latest)
+        if out is None:
+            break
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise Unsupported(f"a next_snapshot_and_version result of {type(out).__name__}",
+                              "return (DataFrame, version) or None")
+        frame, version = out
+        src = getattr(frame, "_source", None)
+        if not isinstance(frame, DataFrame) or src is None or src.kind != "files" \
+                or src.streaming or frame._where or src.options:
+            raise Unsupported("a snapshot that is not spark.read of files",
+                              "return spark.read.format(...).load(path) of one file")
+        if not os.path.isfile(src.path):
+            raise Unsupported(f"snapshot {version!r} at {src.path}, which is not a file",
+                              "load one file per snapshot")
+        name = _snapshot_version_name(version, latest)
+        snapshots.append((name, os.path.abspath(src.path), src.fmt, src.schema))
+        latest = version
+    else:
+        raise Unsupported(f"a next_snapshot_and_version that gave {_MAX_SNAPSHOTS} snapshots",
+                          "return None once there is no newer snapshot")
+    fmt = snapshots[0][2] if snapshots else "csv"
+    schema = snapshots[0][3] if snapshots else None
+    for _, _, f, sch in snapshots:
+        if f != fmt or sch != schema:
+            raise Unsupported("snapshots of different formats or schemas",
+                              "read every snapshot with the same format and schema")
+    folder = os.path.join(os.path.abspath(warehouse), "_cdclake", "python-snapshots",
+                          re.sub(r"[^A-Za-z0-9_.-]", "_", flow))
+    os.makedirs(folder, exist_ok=True)
+    for entry in os.listdir(folder):  # this run's links only
+        path = os.path.join(folder, entry)
+        if os.path.islink(path):
+            os.unlink(path)
+    for name, path, _, _ in snapshots:
+        os.symlink(path, os.path.join(folder, name + _SNAPSHOT_EXTENSIONS[fmt]))
+    args = [literal(folder), f"format => {literal(fmt)}"]
+    if schema:
+        args.append(f"schema => {literal(schema)}")
+    return f"read_files({', '.join(args)})"
 
 
 def sequence_sql(sequence_by):

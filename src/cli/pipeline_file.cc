@@ -44,7 +44,7 @@ Result<pipeline::PipelinePlan> LoadPipelineFile(const std::string& path,
                                                 const pipeline::Warehouse& warehouse) {
   // A Python file prints the SQL pipeline it declares (pipeline/python_pipeline.h).
   const bool python = pipeline::IsPythonPipeline(path);
-  auto text = python ? pipeline::TranslatePythonPipeline(path, vars)
+  auto text = python ? pipeline::TranslatePythonPipeline(path, vars, warehouse.root())
                      : io::LocalFileSystem::Instance()->ReadFile(path);
   if (text.ok() && python && std::getenv("CDCLAKE_SHOW_PYTHON_SQL")) {
     std::cerr << *text;  // the SQL the file declares, for finding what a message is about

@@ -45,7 +45,8 @@ bool IsPythonPipeline(const std::string& path) {
 }
 
 Result<std::string> TranslatePythonPipeline(const std::string& path,
-                                            const std::map<std::string, std::string>& vars) {
+                                            const std::map<std::string, std::string>& vars,
+                                            const std::string& warehouse) {
   json::Json values = json::Json::object();
   for (const auto& [key, value] : vars) values[key] = value;
   // The environment, with the modules first on the path and the variables.
@@ -55,6 +56,7 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
     if (std::strncmp(*e, "PYTHONPATH=", 11) == 0) {
       if ((*e)[11] != '\0') python_path += std::string(":") + (*e + 11);
     } else if (std::strncmp(*e, "CDCLAKE_PIPELINE_VARS=", 22) != 0 &&
+               std::strncmp(*e, "CDCLAKE_WAREHOUSE=", 18) != 0 &&
                std::strncmp(*e, "PYTHONUTF8=", 11) != 0) {
       env.emplace_back(*e);
     }
@@ -62,6 +64,7 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
   env.push_back(python_path);
   env.push_back("PYTHONUTF8=1");  // the SQL is UTF-8 whatever the locale says
   env.push_back("CDCLAKE_PIPELINE_VARS=" + json::Dump(values));
+  if (!warehouse.empty()) env.push_back("CDCLAKE_WAREHOUSE=" + warehouse);
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -18,9 +18,11 @@ bool IsPythonPipeline(const std::string& path);
 /// stderr as the translator prints them; then kInvalidArgument saying the file did not
 /// translate. The modules are found in the folder the environment's CDCLAKE_PYTHON_DIR names
 /// when set; else in `<binary's folder>/../share/cdclake/python` when it exists (an installed
-/// cdclake); else in the source tree's python/ folder.
+/// cdclake); else in the source tree's python/ folder. `warehouse` (the environment's
+/// CDCLAKE_WAREHOUSE) is where a next_snapshot_and_version function's snapshots are linked.
 Result<std::string> TranslatePythonPipeline(const std::string& path,
-                                            const std::map<std::string, std::string>& vars);
+                                            const std::map<std::string, std::string>& vars,
+                                            const std::string& warehouse = "");
 
 /// For an error about the SQL a Python file declared ("line N, column C: ..." of `sql`): the
 /// error with where the file declared that statement ("; declared at users.py:12", from the
