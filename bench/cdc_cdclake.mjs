@@ -13,6 +13,8 @@
 //          batch file is hard-linked into the landing folder (WORKDIR/input); the replay links
 //          the last batch file again under a later name (replay-NNNN.json), so the stream sees
 //          the same events a second time. The table is WORKDIR/warehouse/bench/orders.
+//   --scd 2  (apply only) the table keeps history (SCD type 2): the same steps, for the goal that
+//          an SCD2 batch takes at most 1.5× an SCD1 batch.
 //   --batch-rows N  rows per commit for the load (apply --batch-size, run --batch-rows) and
 //          the most rows of one batch file run takes in one commit (default 1000000), so each
 //          batch file is one commit for both engines, and a large load is a commit per N rows.
@@ -32,12 +34,13 @@ import path from 'node:path';
 import { readWorkload } from './cdc_common.mjs';
 
 const USAGE =
-  'usage: cdc_cdclake.mjs --workload W --engine apply|run --cli PATH --dir WORKDIR [--batch-rows N] [--pipeline FILE]';
+  'usage: cdc_cdclake.mjs --workload W --engine apply|run --cli PATH --dir WORKDIR [--batch-rows N] [--pipeline FILE] [--scd 1|2]';
 const TIME = '/usr/bin/time';
 
 function parseArgs(argv) {
   const args = {
     batchRows: 1000000,
+    scd: 1,
     pipeline: path.join(path.dirname(new URL(import.meta.url).pathname), 'cdc_pipeline.sql'),
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -49,11 +52,14 @@ function parseArgs(argv) {
     else if (k === '--dir') args.dir = path.resolve(v);
     else if (k === '--batch-rows') args.batchRows = Number(v);
     else if (k === '--pipeline') args.pipeline = path.resolve(v);
+    else if (k === '--scd') args.scd = Number(v);
     else throw new Error(`unknown option ${k}\n${USAGE}`);
   }
   if (!args.workload || !args.cli || !args.dir) throw new Error(USAGE);
   if (args.engine !== 'apply' && args.engine !== 'run') throw new Error(`--engine ${args.engine}\n${USAGE}`);
   if (!(Number.isInteger(args.batchRows) && args.batchRows > 0)) throw new Error('--batch-rows: a positive integer');
+  if (args.scd !== 1 && args.scd !== 2) throw new Error(`--scd ${args.scd}: 1 or 2\n${USAGE}`);
+  if (args.scd === 2 && args.engine !== 'apply') throw new Error('--scd 2: with --engine apply only');
   return args;
 }
 
@@ -200,7 +206,7 @@ function main() {
   const stateDir = args.engine === 'apply' ? table : warehouse;
   if (args.engine === 'run') fs.mkdirSync(input);
 
-  const applyArgs = ['apply', '--target', table, '--keys', 'id'];
+  const applyArgs = ['apply', '--target', table, '--keys', 'id', ...(args.scd === 2 ? ['--scd', '2'] : [])];
   const runArgs = ['run', args.pipeline, '--once', '--warehouse', warehouse, '--log-format', 'json',
     '--batch-rows', String(args.batchRows), '--var', `load=${loadCsv}`, '--var', `input=${input}`,
     '--var', `schema=${schema}`];
