@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "sources/batch_reserve.h"
 #include "sources/debezium/debezium_range_internal.h"
 #include "sources/debezium/event_decoder_internal.h"
 #include "sources/debezium/record_framer_internal.h"
@@ -40,8 +41,6 @@ using internal::RecordFramer;
 using Outcome = EventDecoder::Outcome;
 
 constexpr int64_t kChunkBytes = 4 << 20;
-constexpr int64_t kMaxReservedRows = 1 << 16;
-constexpr int64_t kMaxReservedBytes = int64_t{64} << 20;  // per column
 
 // Room for `rows` more values, struct members included; `bytes` for string and binary data.
 void ReserveColumn(data::Column* column, int64_t rows, size_t bytes) {
@@ -236,16 +235,12 @@ void DebeziumReaderImpl::Materialize() {
   fields.push_back(data::Field{"_source_ts_ms", data::DataType::Int64(), true});
   fields.push_back(data::Field{"_source_table", data::DataType::String(), true});
   batch_.rows = data::RecordBatch(data::Schema(std::move(fields)));
-  int64_t reserve = std::min(options_.batch_rows, kMaxReservedRows);
+  const int64_t reserve = ReservedRows(options_.batch_rows);
   for (size_t c = 0; c < batch_.rows.num_columns(); ++c) {
     // String bytes: as many per row as the last batch had.
     const std::string& name = batch_.rows.schema().field(c).name;
     auto hint = bytes_per_row_.find(name);
-    // At most kMaxReservedBytes: a last batch of a few huge values says little.
-    size_t bytes = hint == bytes_per_row_.end()
-                       ? 0
-                       : static_cast<size_t>(std::min(hint->second * static_cast<double>(reserve),
-                                                      static_cast<double>(kMaxReservedBytes)));
+    const size_t bytes = hint == bytes_per_row_.end() ? 0 : ReservedBytes(hint->second, reserve);
     ReserveColumn(&batch_.rows.mutable_column(c), reserve, bytes);
   }
   batch_.positions.reserve(static_cast<size_t>(reserve));

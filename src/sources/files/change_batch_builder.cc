@@ -5,13 +5,11 @@
 #include <set>
 
 #include "base/strings.h"
+#include "sources/batch_reserve.h"
 
 namespace cdclake::sources::internal {
 
 namespace {
-
-constexpr int64_t kMaxReservedRows = 1 << 16;
-constexpr int64_t kMaxReservedBytes = int64_t{64} << 20;  // per column
 
 bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -55,17 +53,15 @@ Status CheckUniqueNames(const data::Schema& schema, const std::string& path) {
 void ChangeBatchBuilder::Start() {
   batch_ = change::ChangeBatch();
   batch_.rows = data::RecordBatch(schema_);
-  int64_t reserve = std::min(batch_rows_, kMaxReservedRows);
+  const int64_t reserve = ReservedRows(batch_rows_);
   for (size_t c = 0; c < batch_.rows.num_columns(); ++c) {
     data::Column& column = batch_.rows.mutable_column(c);
     column.Reserve(reserve);
     // String bytes as many as the last batch had per row, and a little more: grown by doubling
     // they were copied again at every step (4% of a 1M-row CSV load's CPU).
-    // At most kMaxReservedBytes: a last batch of a few huge values says little.
-    if (c < bytes_per_row_.size() && bytes_per_row_[c] > 0) {
-      const double bytes = bytes_per_row_[c] * 1.1 * static_cast<double>(reserve);
-      column.mutable_bytes().reserve(
-          static_cast<size_t>(std::min(bytes, static_cast<double>(kMaxReservedBytes))));
+    if (c < bytes_per_row_.size()) {
+      const size_t bytes = ReservedBytes(bytes_per_row_[c] * 1.1, reserve);
+      if (bytes > 0) column.mutable_bytes().reserve(bytes);
     }
   }
   batch_.positions.reserve(static_cast<size_t>(reserve));
