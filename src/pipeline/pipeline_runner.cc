@@ -31,9 +31,6 @@ void WarnOfEmptyGlob(const io::FileSystem& fs, const FlowPlan& flow, FlowSummary
   }
 }
 
-// FlowSummary::skipped for a flow whose upstream failed in this pass (cleared when it runs).
-constexpr const char* kUpstreamFailed = "upstream table ";
-
 // The pause before a failed flow's next try: retry_min_ms doubled per failure in a row.
 int64_t RetryPause(const PipelineRunOptions& options, int64_t failures_in_row) {
   int64_t pause = options.retry_min_ms;
@@ -191,9 +188,8 @@ EventLogEntry EntryOf(const FlowBatchReport& r, const std::string& run_id, int64
 }  // namespace
 
 bool PipelineRunSummary::failed() const {
-  return std::any_of(flows.begin(), flows.end(), [](const FlowSummary& f) {
-    return !f.status.ok() || f.skipped.rfind("upstream", 0) == 0;
-  });
+  return std::any_of(flows.begin(), flows.end(),
+                     [](const FlowSummary& f) { return !f.status.ok() || f.upstream_failed; });
 }
 
 Status CheckSources(io::FileSystem& fs, const PipelinePlan& plan,
@@ -312,11 +308,15 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
       }
       if (flow.source.kind == SourcePlan::Kind::kTable &&
           failed_tables.count(flow.source.table) > 0) {
-        fs_summary.skipped = kUpstreamFailed + flow.source.table + " failed";
+        fs_summary.skipped = "upstream table " + flow.source.table + " failed";
+        fs_summary.upstream_failed = true;
         failed_tables.insert(flow.target);
         continue;
       }
-      if (fs_summary.skipped.rfind(kUpstreamFailed, 0) == 0) fs_summary.skipped.clear();
+      if (fs_summary.upstream_failed) {
+        fs_summary.skipped.clear();
+        fs_summary.upstream_failed = false;
+      }
       if (stop()) break;
       FlowExecution execution;
       execution.batch_rows = options.batch_rows;

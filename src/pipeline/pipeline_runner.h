@@ -50,10 +50,13 @@ struct FlowSummary {
   std::string target;
   FlowOutcome outcome;  // summed over passes
   Status status;        // the error that stopped the flow (with retries: its latest)
-  std::string skipped;  // why it did not run: "upstream flow X failed", "ONCE: already ran"
+  std::string skipped;  // why it did not run: "upstream table X failed", "ONCE: ran before"
   std::vector<std::string> warnings;  // e.g. a read_files glob that matches no file
   int64_t failures_in_row = 0;        // with retries: failed passes since the flow last succeeded
   int64_t retry_at_ms = 0;            // with retries: when a failed flow is tried again
+  /// The flow did not run because the table it reads failed in this pass (`skipped` says
+  /// which); a run with such a flow failed.
+  bool upstream_failed = false;
 };
 
 struct PipelineRunSummary {

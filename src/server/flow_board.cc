@@ -101,7 +101,7 @@ void FlowBoard::OnPass(const pipeline::PipelineRunSummary& summary) {
       card.state = "failed";
       card.message = f.status.ToString();
     } else if (!f.skipped.empty()) {
-      card.state = f.skipped.rfind("upstream", 0) == 0 ? "waiting" : "skipped";
+      card.state = f.upstream_failed ? "waiting" : "skipped";
       card.message = f.skipped;
     } else {
       card.state = "ok";

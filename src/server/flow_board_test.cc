@@ -41,6 +41,7 @@ pipeline::PipelineRunSummary Summary(Status bronze, std::string cur_skipped = ""
   s.flows.push_back({"s.bronze", "s.bronze", {}, bronze, {}, {}});
   s.flows.back().failures_in_row = bronze.ok() ? 0 : 1;
   s.flows.push_back({"cur", "s.cur", {}, Status::OK(), std::move(cur_skipped), {}});
+  s.flows.back().upstream_failed = s.flows.back().skipped.rfind("upstream table", 0) == 0;
   return s;
 }
 
