@@ -3,6 +3,7 @@
 #pragma once
 
 #include "pipeline/event_log.h"        // IWYU pragma: export
+#include "pipeline/pipeline_file.h"    // IWYU pragma: export
 #include "pipeline/pipeline_plan.h"    // IWYU pragma: export
 #include "pipeline/pipeline_runner.h"  // IWYU pragma: export
 #include "pipeline/python_pipeline.h"  // IWYU pragma: export

@@ -2,7 +2,6 @@
 #include "cli/pipeline_file.h"
 
 #include <charconv>
-#include <cstdlib>
 #include <iostream>
 
 namespace cdclake::cli {
@@ -42,25 +41,8 @@ Result<int64_t> ParseInterval(const std::string& text) {
 Result<pipeline::PipelinePlan> LoadPipelineFile(const std::string& path,
                                                 const std::map<std::string, std::string>& vars,
                                                 const pipeline::Warehouse& warehouse) {
-  // A Python file prints the SQL pipeline it declares (pipeline/python_pipeline.h).
-  const bool python = pipeline::IsPythonPipeline(path);
-  auto text = python ? pipeline::TranslatePythonPipeline(path, vars, warehouse.root())
-                     : io::LocalFileSystem::Instance()->ReadFile(path);
-  if (text.ok() && python && std::getenv("CDCLAKE_SHOW_PYTHON_SQL")) {
-    std::cerr << *text;  // the SQL the file declares, for finding what a message is about
-  }
-  if (!text.ok()) return text.status();
-  // A Python file's SQL has its values in it already; a `${` there is the file's own text.
-  auto ast = sql::ParsePipeline(*text, vars, /*substitute_variables=*/!python);
-  if (!ast.ok()) {
-    return (python ? pipeline::WithPythonOrigin(ast.status(), *text) : ast.status())
-        .WithContext(path);
-  }
-  auto plan = pipeline::PlanPipeline(*ast, warehouse);
-  if (!plan.ok()) {
-    return (python ? pipeline::WithPythonOrigin(plan.status(), *text) : plan.status())
-        .WithContext(path);
-  }
+  auto plan = pipeline::PlanPipelineFile(path, vars, warehouse);
+  if (!plan.ok()) return plan;
   for (const std::string& w : plan->warnings) {
     std::cerr << "cdclake: warning: " << path << ": " << w << "\n";
   }
