@@ -11,7 +11,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/docs/cdclake.1 DESTINATION share/man/man1)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ DESTINATION share/cdclake/python
         PATTERN tests EXCLUDE
         PATTERN __pycache__ EXCLUDE
-        PATTERN "*.pyc" EXCLUDE)
+        PATTERN "*.pyc" EXCLUDE
+        PATTERN module EXCLUDE)  # the `cdclake` module's C++ source
 
 # The Debian package. Its dependencies are the Debian libraries the binary links
 # (dpkg-shlibdeps, from dpkg-dev), plus python3 for Python pipeline files.

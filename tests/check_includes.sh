@@ -23,5 +23,10 @@ for dir in src/*/; do
     fi
   done < <(grep -rnE '^#include "[^"]+/' "$dir" || true)
 done
+# The Python module (python/module/) is a client of the engine, as cli is: public headers only.
+while IFS=: read -r file _ inc; do
+  target=$(sed -E 's/.*#include "([^/"]+)\/.*/\1/' <<<"$inc")
+  [ "$target" = cdclake ] || { echo "$file: the Python module includes $target (only cdclake/ public headers)"; status=1; }
+done < <(find python \( -name '*.cc' -o -name '*.h' \) -exec grep -HnE '^#include "[^"]+/' {} + || true)
 [ $status -eq 0 ] && echo "include directions: ok"
 exit $status
