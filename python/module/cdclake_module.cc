@@ -140,7 +140,10 @@ py::dict Run(const std::string& pipeline_path, const std::string& warehouse_root
     };
     options.stop_requested = [&] { return interrupt.Check(); };
     if (plan.ok()) {
-      for (const std::string& w : plan->warnings) warnings.push_back(pipeline_path + ": " + w);
+      for (const std::string& w : plan->warnings) {
+        warnings.push_back(pipeline_path);
+        warnings.back().append(": ").append(w);
+      }
       auto refresh = pipeline::TablesToRefresh(*plan, warehouse, options, &warnings);
       failed = refresh.status();
       if (refresh.ok()) failed = pipeline::CheckSources(fs, *plan, *refresh);
