@@ -3,9 +3,7 @@
 // public headers, as the command does.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,9 +22,9 @@ namespace {
 
 // kNotFound unless `path` holds a Delta table.
 Status CheckIsTable(const std::string& path) {
-  auto exists = io::LocalFileSystem::Instance()->Exists(io::JoinPath(path, "_delta_log"));
-  if (exists.ok() && *exists) return Status::OK();
-  return Status::NotFound(path + ": not a Delta table (no _delta_log folder)");
+  Result<bool> exists = delta::TableExists(*io::LocalFileSystem::Instance(), path);
+  if (!exists.ok() || *exists) return exists.status();
+  return Status::NotFound(path + ": not a Delta table (no commit in a _delta_log folder)");
 }
 
 py::object ReadTable(const std::string& path, std::optional<int64_t> version,
@@ -130,11 +128,7 @@ py::dict Run(const std::string& pipeline_path, const std::string& warehouse_root
     options.full_refresh_all = full_refresh_all;
     options.reset_positions = reset_positions;
     options.batch_rows = batch_rows;
-    options.run_id = "python-" +
-                     std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count()) +
-                     "-" + std::to_string(::getpid());
+    options.run_id = pipeline::NewRunId("python");
     options.on_batch = [&](const pipeline::FlowBatchReport& r) {
       for (const std::string& w : r.warnings) warnings.push_back("flow " + r.flow + ": " + w);
     };

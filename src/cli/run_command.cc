@@ -175,11 +175,7 @@ int RunRun(const CLI::App& cmd, const RunArgs& args) {
     }
     return 0;
   }
-  options.run_id = "run-" +
-                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count()) +
-                   "-" + std::to_string(::getpid());
+  options.run_id = pipeline::NewRunId("run");
   const bool json = args.log_format == "json";
   const bool live = !json && ::isatty(STDERR_FILENO) != 0;
   int64_t rows_total = 0;

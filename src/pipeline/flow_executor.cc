@@ -333,7 +333,7 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
       // has no such column: only the other sources say a column is no longer sent.
       const bool sparse = flow.source.kind == SourcePlan::Kind::kFiles &&
                           flow.source.format == sources::SourceFormat::kJsonLines;
-      const data::Schema* before = whole_rows && !sparse ? schema_watch.previously_sent() : nullptr;
+      const data::Schema* before = whole_rows && !sparse ? schema_watch.PreviouslySent() : nullptr;
       CDCLAKE_RETURN_IF_ERROR(CheckDeclaredContract(rows, sent, values_sent, before,
                                                     *flow.declared_schema, writes, flow.target,
                                                     &outcome->blocked));
@@ -367,10 +367,10 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
     if (last) position["last_row"] = PositionJson(*last);
     position[kSourceColumnsKey] = delta::SchemaToJson(rows.rows.schema());
     if (flow.declared_schema) position[kSourceReadKey] = delta::SchemaToJson(sent);
-    if (!whole_rows && schema_watch.previously_sent() != nullptr) {
+    if (!whole_rows && schema_watch.PreviouslySent() != nullptr) {
       // Deletes only: what the source sends is still what the last whole row said.
       position[flow.declared_schema ? kSourceReadKey : kSourceColumnsKey] =
-          delta::SchemaToJson(*schema_watch.previously_sent());
+          delta::SchemaToJson(*schema_watch.PreviouslySent());
     }
     position["batch"] = batch_no + 1;
     json::Json params = json::Json::object();
@@ -502,27 +502,26 @@ Status RunSnapshotFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecu
   }
   // cdclake.schemaPolicy, on each snapshot's columns before it is applied.
   CDCLAKE_ASSIGN_OR_RETURN(const SchemaPolicy policy, PolicyOf(flow));
+  CDCLAKE_RETURN_IF_ERROR(CheckSnapshotPolicy(policy, flow.target));
   SnapshotFlowOptions options;
-  options.check_columns = [&](const data::Schema& columns, const data::Schema* previous,
-                              const std::string& path) -> Status {
-    std::optional<data::Schema> table = flow.declared_schema;
-    if (!table) {
-      CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, flow.target_folder));
-      if (exists) {
-        CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, flow.target_folder));
-        table = snapshot->schema();
+  // The table's columns: declared, or read once the table exists (under these policies a
+  // snapshot does not change them, so one read serves every later snapshot).
+  std::optional<data::Schema> table = flow.declared_schema;
+  if (policy != SchemaPolicy::kEvolve) {
+    options.check_columns = [&](const data::Schema& columns, const data::Schema* previous,
+                                const std::string& path) -> Status {
+      if (!table) {
+        CDCLAKE_ASSIGN_OR_RETURN(bool exists, delta::TableExists(fs, flow.target_folder));
+        if (exists) {
+          CDCLAKE_ASSIGN_OR_RETURN(auto snapshot, delta::Snapshot::Load(fs, flow.target_folder));
+          table = snapshot->schema();
+        }
       }
-    }
-    auto writes = [&](const std::string& name) { return flow.flow.columns.Selects(name); };
-    return CheckSnapshotColumns(policy, columns, previous, table ? &*table : nullptr,
-                                flow.declared_schema.has_value(), writes, flow.target, path,
-                                &outcome->blocked);
-  };
-  if (policy == SchemaPolicy::kEvolve) options.check_columns = nullptr;
-  if (policy == SchemaPolicy::kQuarantine) {
-    // Refused before any snapshot is looked at (CheckSnapshotColumns says why).
-    return CheckSnapshotColumns(policy, data::Schema(), nullptr, nullptr, false, nullptr,
-                                flow.target, "", &outcome->blocked);
+      auto writes = [&](const std::string& name) { return flow.flow.columns.Selects(name); };
+      return CheckSnapshotColumns(policy, columns, previous, table ? &*table : nullptr,
+                                  flow.declared_schema.has_value(), writes, flow.target, path,
+                                  &outcome->blocked);
+    };
   }
   options.format = flow.source.format;
   options.schema = flow.source.options.schema;

@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 
+#include <unistd.h>
+
 #include "base/crash_point.h"
 #include "delta/transaction.h"
 #include "io/local_file_system.h"
@@ -59,8 +61,8 @@ Status RemoveTable(const std::string& folder) {
     CDCLAKE_RETURN_IF_ERROR(local->DeleteTree(SetAside(f)).WithContext("full refresh"));
   }
   for (const std::string& f : pair) {
-    std::error_code ec;
-    if (std::filesystem::exists(f, ec)) {
+    CDCLAKE_ASSIGN_OR_RETURN(const bool exists, local->Exists(f));
+    if (exists) {
       CDCLAKE_RETURN_IF_ERROR(local->Rename(f, SetAside(f)).WithContext("full refresh"));
     }
     if (f == folder) CrashPoint("full-refresh-table-aside");
@@ -77,10 +79,11 @@ Status RemoveTable(const std::string& folder) {
 Status FinishRemovals(const PipelinePlan& plan) {
   const auto local = io::LocalFileSystem::Instance();
   for (const auto& [name, folder] : plan.tables) {
-    std::error_code ec;
     const std::string quarantine = folder + "_quarantine";
-    if (std::filesystem::exists(SetAside(folder), ec) && !std::filesystem::exists(folder, ec) &&
-        std::filesystem::exists(quarantine, ec)) {
+    CDCLAKE_ASSIGN_OR_RETURN(const bool aside, local->Exists(SetAside(folder)));
+    CDCLAKE_ASSIGN_OR_RETURN(const bool whole, local->Exists(folder));
+    CDCLAKE_ASSIGN_OR_RETURN(const bool quarantined, local->Exists(quarantine));
+    if (aside && !whole && quarantined) {
       CDCLAKE_RETURN_IF_ERROR(
           local->Rename(quarantine, SetAside(quarantine)).WithContext("full refresh"));
     }
@@ -436,6 +439,10 @@ PipelineRunSummary RunPipeline(io::FileSystem& fs, const PipelinePlan& plan,
     }
   }
   return summary;
+}
+
+std::string NewRunId(const std::string& prefix) {
+  return prefix + "-" + std::to_string(delta::NowMillis()) + "-" + std::to_string(::getpid());
 }
 
 }  // namespace cdclake::pipeline

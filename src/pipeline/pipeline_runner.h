@@ -33,7 +33,7 @@ struct PipelineRunOptions {
   int64_t batch_rows = 100'000;
   std::function<int64_t()> clock_ms;  // processing time (default: the wall clock)
   bool persistent_index = true;
-  std::string run_id;                                    // written to the event log
+  std::string run_id;                                    // written to the event log (NewRunId)
   std::function<void(const FlowBatchReport&)> on_batch;  // after each batch of any flow
   std::function<void(const std::string& flow, const Status&)> on_flow_error;
   std::function<bool()> stop_requested;  // continuous: checked between passes and batches
@@ -89,5 +89,8 @@ Result<std::vector<std::string>> TablesToRefresh(const PipelinePlan& plan,
 /// before anything runs, so both refuse such a plan with the same message and exit code.
 Status CheckSources(io::FileSystem& fs, const PipelinePlan& plan,
                     const std::vector<std::string>& refreshed);
+
+/// A run's id for the event log: `<prefix>-<milliseconds since the epoch>-<process id>`.
+std::string NewRunId(const std::string& prefix);
 
 }  // namespace cdclake::pipeline

@@ -60,7 +60,7 @@ class SchemaWatch {
 
   /// The columns the flow's previous batch sent, as Open found them or the last AfterCommit
   /// was given (null when not known).
-  const data::Schema* previously_sent() const { return PreviouslySent(); }
+  const data::Schema* PreviouslySent() const;
 
   /// After a batch with columns `sent` was committed: the target's columns added or retyped
   /// since (the table is read again only when `sent` has a column the target did not have,
@@ -95,8 +95,6 @@ class SchemaWatch {
   std::optional<data::Schema> declared_;
   std::string table_id_;
   bool declared_flow_ = false;
-  // The columns "no longer sent" is measured against (see Open); null: none.
-  const data::Schema* PreviouslySent() const;
 
   std::set<std::string> missing_said_;
   std::optional<data::Schema> last_sent_;

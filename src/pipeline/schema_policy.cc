@@ -136,18 +136,21 @@ Status CheckDeclaredContract(const change::ChangeBatch& rows, const data::Schema
       "set aside values that do not fit)");
 }
 
+Status CheckSnapshotPolicy(SchemaPolicy policy, const std::string& table_name) {
+  if (policy != SchemaPolicy::kQuarantine) return Status::OK();
+  return Status::NotSupported(
+      "cdclake.schemaPolicy = 'quarantine' on " + table_name +
+      ", the target of a FROM SNAPSHOT flow: a row set aside from a snapshot would read as a "
+      "deleted key; use 'block' or 'evolve'");
+}
+
 Status CheckSnapshotColumns(SchemaPolicy policy, const data::Schema& columns,
                             const data::Schema* previous, const data::Schema* table,
                             bool cast_to_table,
                             const std::function<bool(const std::string&)>& writes,
                             const std::string& table_name, const std::string& path,
                             std::vector<SchemaChange>* blocked) {
-  if (policy == SchemaPolicy::kQuarantine) {
-    return Status::NotSupported(
-        "cdclake.schemaPolicy = 'quarantine' on " + table_name +
-        ", the target of a FROM SNAPSHOT flow: a row set aside from a snapshot would read as a "
-        "deleted key; use 'block' or 'evolve'");
-  }
+  CDCLAKE_RETURN_IF_ERROR(CheckSnapshotPolicy(policy, table_name));
   if (table == nullptr || policy == SchemaPolicy::kEvolve) return Status::OK();
   std::string differences;
   auto stop = [&](const std::string& text, SchemaChange change) {

@@ -57,6 +57,10 @@ Status CheckDeclaredContract(const change::ChangeBatch& rows, const data::Schema
                              const std::function<bool(const std::string&)>& writes,
                              const std::string& table, std::vector<SchemaChange>* blocked);
 
+/// kNotSupported for kQuarantine on `table_name`, the target of a FROM SNAPSHOT flow: a row set
+/// aside from a snapshot would read as a deleted key. OK for the other policies.
+Status CheckSnapshotPolicy(SchemaPolicy policy, const std::string& table_name);
+
 /// A snapshot's columns (`columns`, of file `path`) under `policy`, before anything of it is
 /// applied to a FROM SNAPSHOT flow's target, whose columns are `table` (null before it exists
 /// and without a declaration: the first snapshot makes it). kBlock: kInvalidArgument when a
@@ -66,8 +70,7 @@ Status CheckDeclaredContract(const change::ChangeBatch& rows, const data::Schema
 /// declared columns): a
 /// declared column the previous snapshot had (`previous`, null when not known) and this one
 /// lacks; an added column is left out, a value that does not cast is a bad row as ever.
-/// kQuarantine is refused: a row set aside from a snapshot would read as a deleted key. Each
-/// column stopped for is added to `blocked`.
+/// kQuarantine is refused (CheckSnapshotPolicy). Each column stopped for is added to `blocked`.
 Status CheckSnapshotColumns(SchemaPolicy policy, const data::Schema& columns,
                             const data::Schema* previous, const data::Schema* table,
                             bool cast_to_table,
