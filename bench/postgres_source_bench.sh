@@ -7,14 +7,18 @@
 # - streaming: CHANGES changes (70% updates, 20% inserts, 10% deletes, as the apply benchmark's
 #   workload) in transactions of TXN, read by `cdclake run` into bronze and
 #   silver, beside pg_recvlogical reading the same changes through pgoutput into /dev/null (the
-#   server decoding them and nothing else).
+#   server decoding them and nothing else);
+# - one large transaction: an UPDATE of BIG rows (default ROWS) streamed into a bronze table,
+#   once with read_postgres's default spill_mb (64: the changes beyond it wait on disk for the
+#   commit) and once with every change held in memory, for the time and the peak memory.
 # Usage: bench/postgres_source_bench.sh CDCLAKE_BIN; sizes from ROWS (default 1000000),
-# CHANGES (default 200000) and TXN (default 100).
+# CHANGES (default 200000), TXN (default 100) and BIG (default ROWS).
 set -euo pipefail
 bin=$(realpath "$1")
 rows=${ROWS:-1000000}
 changes=${CHANGES:-200000}
 txn=${TXN:-100}
+big=${BIG:-$rows}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/pipeline/postgres_server.sh"
 work=$(mktemp -d /tmp/cdclake-pgbench-XXXXXX)
@@ -72,6 +76,16 @@ SEQUENCE BY _seq
 COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table)
 STORED AS SCD TYPE 1;
 SQL
+for mode in spill memory; do
+  spill=64
+  [ "$mode" = memory ] && spill=1000000
+  cat > "$work/big_$mode.sql" <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
+AS SELECT * FROM STREAM(read_postgres(connection => '\${pg}', publication => 'cdclake',
+                                      slot => 'cdclake_big_$mode', table => 'public.customers',
+                                      spill_mb => $spill));
+SQL
+done
 run() {  # run NAME [PIPELINE]: one `cdclake run`, its peak RSS (KB) kept in $work/NAME.rss
   local pipeline=${2:-p}
   /usr/bin/time -f "%M" -o "$work/$1.rss" \
@@ -122,6 +136,15 @@ t1=$(now)
 recv_ms=$(ms "$t0" "$t1")
 t0=$(now); run stream > "$work/stream.log" 2>&1; t1=$(now)
 stream_ms=$(ms "$t0" "$t1")
+# One transaction of $big updates, after both bronze tables copied the table.
+run big_spill_copy big_spill > "$work/big_spill_copy.log" 2>&1
+run big_memory_copy big_memory > "$work/big_memory_copy.log" 2>&1
+sql -c "UPDATE customers SET orders = orders + 1 WHERE id <= $big"
+big_rows=$(sql -c "SELECT count(*) FROM customers WHERE id <= $big")
+for mode in spill memory; do
+  t0=$(now); run "big_$mode" "big_$mode" > "$work/big_$mode.log" 2>&1; t1=$(now)
+  eval "big_${mode}_ms=$(ms "$t0" "$t1")"
+done
 silver=$("$bin" show "$work/lake_p/shop/customers" --format csv --columns id | tail -n +2 | wc -l)
 expected=$(sql -c "SELECT count(*) FROM customers")
 
@@ -135,5 +158,9 @@ printf '| first run: copy %d rows into bronze + SCD1 silver | %d ms (%d rows/s),
   "$rows" "$snapshot_ms" "$(rate "$rows" "$snapshot_ms")" "$(mb snapshot)"
 printf '| stream %d changes into bronze + silver | %d ms (%d changes/s), peak %d MB | pg_recvlogical (pgoutput to /dev/null): %d ms (%d changes/s) |\n' \
   "$changes" "$stream_ms" "$(rate "$changes" "$stream_ms")" "$(mb stream)" "$recv_ms" "$(rate "$changes" "$recv_ms")"
+printf '| one transaction updating %d rows into bronze, spill_mb 64 (default) | %d ms (%d changes/s), peak %d MB | |\n' \
+  "$big_rows" "$big_spill_ms" "$(rate "$big_rows" "$big_spill_ms")" "$(mb big_spill)"
+printf '| the same, every change held in memory | %d ms (%d changes/s), peak %d MB | |\n' \
+  "$big_memory_ms" "$(rate "$big_rows" "$big_memory_ms")" "$(mb big_memory)"
 printf '| writing the changes (psql, for scale) | | %d ms |\n' "$write_ms"
 echo "silver rows: $silver (expected $expected); WAL of the changes: $start .. $end"

@@ -91,6 +91,11 @@ class Planner {
     CDCLAKE_RETURN_IF_ERROR(CheckSettings());
     CDCLAKE_RETURN_IF_ERROR(CheckSharedSlots());
     RequireDownstreamSequences();
+    for (FlowPlan& f : plan_.flows) {
+      // A large transaction's changes wait for its commit beside the table they go to.
+      if (f.source.kind != SourcePlan::Kind::kPostgres) continue;
+      f.source.postgres.spill.folder = f.target_folder + "/_cdclake/spill";
+    }
     return std::move(plan_);
   }
 
@@ -237,6 +242,18 @@ class Planner {
     sources::postgres::PgTableSpec& spec = source->postgres;
     for (const sql::NamedArgument& arg : ref.options) {
       const std::string key = ToLower(arg.name);
+      if (key == "spill_mb") {
+        int64_t mb = 0;
+        auto [end, ec] = std::from_chars(arg.value.data(), arg.value.data() + arg.value.size(), mb);
+        if (arg.kind == sql::NamedArgument::Kind::kBoolean || ec != std::errc() ||
+            end != arg.value.data() + arg.value.size() || mb < 0 || mb > (int64_t{1} << 30)) {
+          return ErrorAt(arg.position,
+                         "read_postgres spill_mb must be a whole number of megabytes (0 or "
+                         "more): the changes a transaction holds in memory before its commit");
+        }
+        spec.spill.memory_bytes = mb << 20;
+        continue;
+      }
       std::string* into = key == "connection"    ? &spec.connection
                           : key == "publication" ? &spec.publication
                           : key == "slot"        ? &spec.slot
@@ -245,7 +262,7 @@ class Planner {
       if (into == nullptr) {
         return ErrorAt(arg.position, "read_postgres option '" + arg.name +
                                          "' is not supported (connection, publication, slot, "
-                                         "table)");
+                                         "table, spill_mb)");
       }
       if (arg.kind != sql::NamedArgument::Kind::kString || arg.value.empty()) {
         return ErrorAt(arg.position, "read_postgres " + arg.name + " must be a non-empty string");

@@ -146,6 +146,17 @@ TEST(PipelinePlanTest, ReadPostgresMistakesAreNamed) {
                              "slot => 's', table => 't', startingLsn => '0/1'))")
                 .find("read_postgres option 'startingLsn' is not supported"),
             std::string::npos);
+  EXPECT_NE(PlanError(head + "STREAM(read_postgres(connection => 'x', publication => 'p', "
+                             "slot => 's', table => 't', spill_mb => -1))")
+                .find("read_postgres spill_mb must be a whole number of megabytes"),
+            std::string::npos);
+  auto spilling = PlanText(head +
+                           "STREAM(read_postgres(connection => 'x', publication => 'p', "
+                           "slot => 's', table => 't', spill_mb => 3))");
+  ASSERT_TRUE(spilling.ok()) << spilling.status().ToString();
+  EXPECT_EQ(spilling->flows[0].source.postgres.spill.memory_bytes, 3 << 20);
+  EXPECT_EQ(spilling->flows[0].source.postgres.spill.folder,
+            spilling->flows[0].target_folder + "/_cdclake/spill");
   // A ONCE flow cannot share a slot: it would hold the slot back once it stops reading.
   const std::string shared = R"(
 CREATE OR REFRESH STREAMING TABLE a AS SELECT * FROM STREAM(read_postgres(connection => 'x',

@@ -20,6 +20,7 @@ PostgresSlots::PostgresSlots(const PipelinePlan& plan, int64_t max_changes) {
     if (std::find(pubs.begin(), pubs.end(), pg.publication) == pubs.end()) {
       pubs.push_back(pg.publication);
     }
+    if (g.flows.empty()) g.spec.spill = pg.spill;  // the first flow's table keeps the files
     g.flows.push_back(flow.name);
     g.spec.readers = static_cast<int>(g.flows.size());
   }

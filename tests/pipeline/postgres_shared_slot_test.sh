@@ -47,7 +47,8 @@ flows() {
   cat <<'SQL'
 CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
 AS SELECT * FROM STREAM(read_postgres(connection => '${pg}', publication => 'shop',
-                                      slot => 'cdclake_shared', table => 'customers'));
+                                      slot => 'cdclake_shared', table => 'customers',
+                                      spill_mb => 0));  -- the pass's transactions on disk
 
 CREATE OR REFRESH STREAMING TABLE shop.customers;
 CREATE FLOW customers AS AUTO CDC INTO shop.customers

@@ -61,7 +61,8 @@ STORED AS SCD TYPE 1;
 CREATE OR REFRESH STREAMING TABLE shop.customers_direct;
 CREATE FLOW customers_direct AS AUTO CDC INTO shop.customers_direct
 FROM STREAM(read_postgres(connection => '${pg}', publication => 'cdclake',
-                          slot => 'cdclake_direct', table => 'customers'))
+                          slot => 'cdclake_direct', table => 'customers',
+                          spill_mb => 0))  -- every change waits for its commit on disk
 KEYS (id)
 APPLY AS DELETE WHEN _op = 'd'
 APPLY AS TRUNCATE WHEN _op = 't'
@@ -102,6 +103,10 @@ sql "INSERT INTO customers SELECT g, 'bulk ' || g, g, md5(g::text) FROM generate
 sql "BEGIN; INSERT INTO customers VALUES (400, 'aborted', 1, 'z'); ROLLBACK;"
 run > run2.log 2>&1 || fail "second run: $(cat run2.log)"
 same_as_source "after inserts, updates, deletes and a key change"
+# spill_mb => 0: the direct flow's transactions went through files beside its table, gone now.
+spill="$work/lake/shop/customers_direct/_cdclake/spill"
+[ -d "$spill" ] || fail "the direct flow spilled nothing to $spill"
+[ -z "$(ls -A "$spill")" ] || fail "spill files left behind: $(ls -A "$spill")"
 grep -q "r=200" <<<"$(bronze_count _op)" || fail "the snapshot rows changed: $(bronze_count _op)"
 acked=$(confirmed cdclake_shop)
 [ "$(sql "SELECT '$acked'::pg_lsn > '$before_changes'::pg_lsn")" = t ] ||

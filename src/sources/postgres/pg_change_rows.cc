@@ -1,6 +1,7 @@
 // PgChangeRows: PgChange (owned tuples) into ChangeBatch rows of one table.
 #include "sources/postgres/pg_change_rows.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "sources/postgres/lsn.h"
@@ -193,7 +194,7 @@ data::Schema PgChangeSchema(const RelationInfo& relation) {
 
 Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& relation,
                        const std::vector<std::string>& keys, const std::string& database,
-                       change::ChangeBatch* batch) {
+                       change::ChangeBatch* batch, const FillUnchanged& fill) {
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<bool> key, KeyColumns(relation, keys));
   if (batch->rows.num_columns() == 0) batch->rows = data::RecordBatch(PgChangeSchema(relation));
   RowWriter writer(transaction, relation, database, batch);
@@ -210,8 +211,19 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
     return CellsOf(tuple, places);
   };
   const std::vector<size_t> none(n, kAbsent);
-  for (size_t i = 0; i < transaction.changes.size(); ++i) {
-    const PgChange& change = transaction.changes[i];
+  PgChange filled;  // a moved row's change, its unchanged cells filled in
+  CDCLAKE_RETURN_IF_ERROR(transaction.changes.ForEach([&](const PgChange& given,
+                                                          size_t i) -> Status {
+    const PgChange* moved = nullptr;
+    if (fill && given.kind == PgChange::Kind::kUpdate && given.old_kind == 'K' &&
+        given.relation == relation.oid &&
+        std::find(given.new_tuple.kinds.begin(), given.new_tuple.kinds.end(),
+                  TupleCell::Kind::kUnchanged) != given.new_tuple.kinds.end()) {
+      filled = given;
+      CDCLAKE_RETURN_IF_ERROR(fill(&filled));
+      moved = &filled;
+    }
+    const PgChange& change = moved != nullptr ? *moved : given;
     const int64_t ordinal = transaction.first_ordinal + static_cast<int64_t>(i);
     switch (change.kind) {
       case PgChange::Kind::kInsert:
@@ -275,7 +287,8 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
         }
         break;
     }
-  }
+    return Status::OK();
+  }));
   writer.Finish();
   return Status::OK();
 }

@@ -3,6 +3,7 @@
 // AUTO CDC flows written for Debezium apply them unchanged.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,9 +32,12 @@ data::Schema PgChangeSchema(const RelationInfo& relation);
 /// row a rejected record naming the table, column, value and LSN; the rest of the batch goes on.
 /// `keys` names the key columns (the table's primary key); empty, the Relation message's key
 /// flags are taken, which REPLICA IDENTITY FULL sets on every column: kInvalidArgument then.
+/// `fill`, when given, is handed a copy of each update whose `K` tuple came with unchanged
+/// (TOASTed) cells, to fill those in before it is appended.
+using FillUnchanged = std::function<Status(PgChange* change)>;
 Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& relation,
                        const std::vector<std::string>& keys, const std::string& database,
-                       change::ChangeBatch* batch);
+                       change::ChangeBatch* batch, const FillUnchanged& fill = nullptr);
 
 /// The initial copy's rows of `relation`, appended one at a time (no PgChange each): `r` rows
 /// at `_seq` (consistent point, 0, ordinal), as AppendPgChanges makes a snapshot's inserts.

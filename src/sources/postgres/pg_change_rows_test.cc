@@ -186,7 +186,7 @@ TEST(PgChangeRows, AnUnchangedKeyWithoutTheOldKeyIsRejected) {
   update.relation = 7;
   update.lsn = 110;
   update.new_tuple = {{TupleCell::Kind::kUnchanged, TupleCell::Kind::kText}, {"", "x"}};
-  transaction.changes.push_back(update);
+  ASSERT_TRUE(transaction.changes.Add(update).ok());
   change::ChangeBatch batch;
   ASSERT_TRUE(AppendPgChanges(transaction, t, {}, "db", &batch).ok());
   EXPECT_EQ(batch.rows.num_rows(), 0);

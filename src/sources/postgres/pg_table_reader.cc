@@ -38,16 +38,6 @@ bool SameShape(const std::vector<RelationInfo::Column>& a,
   return true;
 }
 
-bool Touches(const PgTransaction& t, uint32_t oid) {
-  for (const PgChange& c : t.changes) {
-    if (c.relation == oid) return true;
-    for (uint32_t truncated : c.truncated) {
-      if (truncated == oid) return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 json::Json PgPosition::ToJson() const {
@@ -104,6 +94,7 @@ Result<std::unique_ptr<PgTableReader>> PgTableReader::Open(const PgTableSpec& sp
   PgTableReader& r = *reader;
   r.spec_ = spec;
   r.shared_ = shared;
+  r.assembler_ = TransactionAssembler(spec.spill);
   CDCLAKE_ASSIGN_OR_RETURN(r.sql_, PgConnection::Connect(spec.connection));
   PgConnection& sql = *r.sql_;
   const std::string where = "PostgreSQL " + sql.Describe();
@@ -422,7 +413,7 @@ Result<PgBatch> PgTableReader::ReadSnapshot() {
     PgChange truncate;
     truncate.kind = PgChange::Kind::kTruncate;
     truncate.truncated = {catalog_.oid};
-    part.changes.push_back(std::move(truncate));
+    CDCLAKE_RETURN_IF_ERROR(part.changes.Add(std::move(truncate)));
     CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(part, catalog_, keys_, database_, &batch.rows));
     ++snapshot_ordinal_;
     truncate_first_ = false;
@@ -483,44 +474,43 @@ Status PgTableReader::SendStatus(bool reply_requested) {
   return Status::OK();
 }
 
-Status PgTableReader::FillMovedRows(PgTransaction* transaction) {
-  for (PgChange& change : transaction->changes) {
-    // A 'K' tuple comes with an update only when the key changed (REPLICA IDENTITY DEFAULT or
-    // INDEX): a TOASTed value it left unchanged belongs to the old key's row, which is gone.
-    if (change.kind != PgChange::Kind::kUpdate || change.old_kind != 'K' ||
-        change.relation != catalog_.oid || !change.shape) {
-      continue;
+Status PgTableReader::FillMovedRow(PgChange* moved) {
+  PgChange& change = *moved;
+  // A 'K' tuple comes with an update only when the key changed (REPLICA IDENTITY DEFAULT or
+  // INDEX): a TOASTed value it left unchanged belongs to the old key's row, which is gone.
+  if (change.kind != PgChange::Kind::kUpdate || change.old_kind != 'K' ||
+      change.relation != catalog_.oid || !change.shape) {
+    return Status::OK();
+  }
+  const RelationInfo& shape = *change.shape;
+  OwnedTuple& tuple = change.new_tuple;
+  std::string wanted;
+  std::vector<size_t> missing;
+  std::string where;
+  for (size_t c = 0; c < tuple.kinds.size() && c < shape.columns.size(); ++c) {
+    const std::string name = QuoteIdentifier(shape.columns[c].name);
+    if (tuple.kinds[c] == TupleCell::Kind::kUnchanged) {
+      wanted += (wanted.empty() ? "" : ", ") + name;
+      missing.push_back(c);
     }
-    const RelationInfo& shape = *change.shape;
-    OwnedTuple& tuple = change.new_tuple;
-    std::string wanted;
-    std::vector<size_t> missing;
-    std::string where;
-    for (size_t c = 0; c < tuple.kinds.size() && c < shape.columns.size(); ++c) {
-      const std::string name = QuoteIdentifier(shape.columns[c].name);
-      if (tuple.kinds[c] == TupleCell::Kind::kUnchanged) {
-        wanted += (wanted.empty() ? "" : ", ") + name;
-        missing.push_back(c);
-      }
-      if (!shape.columns[c].key) continue;
-      where += (where.empty() ? "" : " AND ") + name +
-               (tuple.kinds[c] == TupleCell::Kind::kText ? " = " + QuoteLiteral(tuple.values[c])
-                                                         : " IS NULL");
-    }
-    if (missing.empty() || where.empty()) continue;
-    // The value now (it may be newer than this change; a later change sets it again, so the
-    // table is exact once the run has read that far). A row deleted since stays unchanged.
-    std::string query = "SELECT " + wanted;
-    query += " FROM " + QuoteIdentifier(catalog_.schema);
-    query += "." + QuoteIdentifier(catalog_.name);
-    query += " WHERE " + where;
-    CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql_->Query(query));
-    if (now.rows.size() != 1) continue;
-    for (size_t i = 0; i < missing.size(); ++i) {
-      const std::optional<std::string>& value = now.rows[0][i];
-      tuple.kinds[missing[i]] = value ? TupleCell::Kind::kText : TupleCell::Kind::kNull;
-      tuple.values[missing[i]] = value.value_or("");
-    }
+    if (!shape.columns[c].key) continue;
+    where += (where.empty() ? "" : " AND ") + name +
+             (tuple.kinds[c] == TupleCell::Kind::kText ? " = " + QuoteLiteral(tuple.values[c])
+                                                       : " IS NULL");
+  }
+  if (missing.empty() || where.empty()) return Status::OK();
+  // The value now (it may be newer than this change; a later change sets it again, so the
+  // table is exact once the run has read that far). A row deleted since stays unchanged.
+  std::string query = "SELECT " + wanted;
+  query += " FROM " + QuoteIdentifier(catalog_.schema);
+  query += "." + QuoteIdentifier(catalog_.name);
+  query += " WHERE " + where;
+  CDCLAKE_ASSIGN_OR_RETURN(PgRows now, sql_->Query(query));
+  if (now.rows.size() != 1) return Status::OK();
+  for (size_t i = 0; i < missing.size(); ++i) {
+    const std::optional<std::string>& value = now.rows[0][i];
+    tuple.kinds[missing[i]] = value ? TupleCell::Kind::kText : TupleCell::Kind::kNull;
+    tuple.values[missing[i]] = value.value_or("");
   }
   return Status::OK();
 }
@@ -534,20 +524,20 @@ void PgTableReader::Confirm(Lsn lsn) {
 Result<bool> PgTableReader::AddTransaction(PgTransaction transaction,
                                            std::shared_ptr<const RelationInfo> shape,
                                            PgBatch* batch) {
-  if (shape != nullptr && Touches(transaction, catalog_.oid)) {
+  if (shape != nullptr && transaction.changes.Touches(catalog_.oid)) {
     const bool empty = batch->rows.rows.num_rows() == 0 && batch->rows.rejected.empty();
     if (!empty && !SameShape(shape->columns, batch_shape_)) {
       held_ = std::move(transaction);
       held_shape_ = std::move(shape);
       return false;
     }
-    CDCLAKE_RETURN_IF_ERROR(FillMovedRows(&transaction));
     if (empty) {
       batch->rows = change::ChangeBatch();
       batch->rows.rows = data::RecordBatch(PgChangeSchema(*shape));
       batch_shape_ = shape->columns;
     }
-    CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(transaction, *shape, keys_, database_, &batch->rows));
+    CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(transaction, *shape, keys_, database_, &batch->rows,
+                                            [this](PgChange* c) { return FillMovedRow(c); }));
   }
   last_end_ = transaction.end_lsn;
   batch->end.lsn = last_end_;

@@ -44,6 +44,9 @@ struct PgTableSpec {
   /// Only looking (cdclake reconcile): the slot is never told more than it has confirmed
   /// already, so reading moves it nowhere (a shared slot's other tables may be behind).
   bool read_only = false;
+  /// Where and when a transaction's changes held before its commit go to disk (read_postgres's
+  /// spill_mb; the folder is the target's `_cdclake/spill`).
+  SpillOptions spill;
 };
 
 /// How far a table read from PostgreSQL is: every transaction of the slot's stream that ends at
@@ -140,9 +143,9 @@ class PgTableReader {
   // batch's (it is then kept for the next batch).
   Result<bool> AddTransaction(PgTransaction transaction, std::shared_ptr<const RelationInfo> shape,
                               PgBatch* batch);
-  // Updates that moved a row to another key carry no value for the TOASTed columns they left
+  // An update that moved a row to another key carries no value for the TOASTed columns it left
   // unchanged (those belong to the old key): they are read from the table by the new key.
-  Status FillMovedRows(PgTransaction* transaction);
+  Status FillMovedRow(PgChange* change);
   Status SendStatus(bool reply_requested);
   // Between batches (the flow committing the last one): status updates on time.
   void Heartbeat();

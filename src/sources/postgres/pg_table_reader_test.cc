@@ -6,13 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
-
-#include <atomic>
+#include <filesystem>
 #include <map>
 #include <thread>
 
+#include "io/scratch_dir.h"
 #include "sources/postgres/lsn.h"
 #include "sources/postgres/testing/postgres_server.h"
 
@@ -203,12 +204,26 @@ TEST(PgTableReader, LargeTransactionsStreamedInProgressCommitWholeOrNotAtAll) {
                           "generate_series(1, " +
                           std::to_string(rows) + ") g")
                   .ok());
+  // Read first with 1 MB of changes held in memory (the rest waits on disk for the commit),
+  // only looking (the slot stays); then as usual, all in memory.
+  auto folder = io::ScratchDir::Create();
+  ASSERT_TRUE(folder.ok());
+  PgTableSpec spilling = Spec("reader_big", "slot_big");
+  spilling.read_only = true;
+  spilling.spill = SpillOptions{int64_t{1} << 20, folder->path() + "/spill"};
+  auto looked = PgTableReader::Open(spilling, snapshot.end);
+  ASSERT_TRUE(looked.ok()) << looked.status().ToString();
+  ReadAll spilled = Drain(**looked);
+  looked->reset();
+  EXPECT_TRUE(std::filesystem::is_empty(folder->path() + "/spill")) << "no file left behind";
   auto streamed = PgTableReader::Open(Spec("reader_big", "slot_big"), snapshot.end);
   ASSERT_TRUE(streamed.ok()) << streamed.status().ToString();
   ReadAll read = Drain(**streamed);
   EXPECT_EQ(static_cast<int64_t>(read.rows.size()), rows) << "the aborted transaction left nothing";
   // batch_rows is 500, but a transaction is never split.
   EXPECT_EQ(read.batches, 1);
+  EXPECT_EQ(spilled.batches, 1);
+  EXPECT_TRUE(spilled.rows == read.rows) << "spilled: " << spilled.rows.size() << " rows";
 }
 
 TEST(PgTableReader, TheSlotHearsFromTheReaderWhileTheFlowCommits) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "sources/postgres/lsn.h"
 #include "sources/postgres/pg_catalog.h"
@@ -26,9 +27,10 @@ int64_t NowMs() {
 // `transaction` cut into one part per table it touches (a TRUNCATE of several tables is in
 // each of theirs), each with the table's shape as the assembler knows it now (a Relation
 // message replaces a shape, so the parts read before keep theirs). The number of
-// changes kept.
-int64_t Split(PgTransaction transaction, const TransactionAssembler& assembler,
-              std::map<uint32_t, std::vector<TablePart>>* parts) {
+// changes kept goes to `kept`.
+Status Split(PgTransaction transaction, const TransactionAssembler& assembler,
+             const SpillOptions& spill, std::map<uint32_t, std::vector<TablePart>>* parts,
+             int64_t* kept) {
   std::map<uint32_t, TablePart> by_table;
   auto part_of = [&](uint32_t oid) -> TablePart& {
     auto [it, added] = by_table.try_emplace(oid);
@@ -39,24 +41,41 @@ int64_t Split(PgTransaction transaction, const TransactionAssembler& assembler,
       t.end_lsn = transaction.end_lsn;
       t.commit_time_us = transaction.commit_time_us;
       t.streamed = transaction.streamed;
+      t.changes = ChangeSpool(spill);
     }
     return it->second;
   };
-  int64_t kept = 0;
-  for (PgChange& change : transaction.changes) {
-    if (change.kind == PgChange::Kind::kTruncate) {
-      for (uint32_t oid : change.truncated) part_of(oid).transaction.changes.push_back(change);
-      kept += static_cast<int64_t>(change.truncated.size());
-      continue;
+  std::optional<uint32_t> only;  // the one table every change is of (the common case)
+  CDCLAKE_RETURN_IF_ERROR(transaction.changes.ForEach([&](const PgChange& c, size_t) {
+    if (c.kind == PgChange::Kind::kTruncate) {
+      only = c.truncated.size() == 1 && (!only || *only == c.truncated[0])
+                 ? std::optional<uint32_t>(c.truncated[0])
+                 : std::optional<uint32_t>(UINT32_MAX);
+      *kept += static_cast<int64_t>(c.truncated.size());
+    } else {
+      only = !only || *only == c.relation ? c.relation : UINT32_MAX;
+      ++*kept;
     }
-    part_of(change.relation).transaction.changes.push_back(std::move(change));
-    ++kept;
+    return Status::OK();
+  }));
+  if (only && *only != UINT32_MAX) {
+    // One table: the transaction is its part, changes (and any spilled file) moved, not copied.
+    part_of(*only).transaction.changes = std::move(transaction.changes);
+  } else {
+    CDCLAKE_RETURN_IF_ERROR(transaction.changes.ForEach([&](const PgChange& c, size_t) {
+      if (c.kind != PgChange::Kind::kTruncate)
+        return part_of(c.relation).transaction.changes.Add(c);
+      for (uint32_t oid : c.truncated) {
+        CDCLAKE_RETURN_IF_ERROR(part_of(oid).transaction.changes.Add(c));
+      }
+      return Status::OK();
+    }));
   }
   for (auto& [oid, part] : by_table) {
     part.shape = assembler.shared_relation(oid);
     (*parts)[oid].push_back(std::move(part));
   }
-  return kept;
+  return Status::OK();
 }
 
 }  // namespace
@@ -143,7 +162,7 @@ Status SharedSlot::ReadStream() {
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<ReplicationStream> stream,
                            ReplicationStream::Start(std::move(replication), options));
   PgOutputDecoder decoder;
-  TransactionAssembler assembler;
+  TransactionAssembler assembler(spec_.spill);
   Lsn received = confirmed;
   int64_t last_status_ms = NowMs();
   int64_t held = 0;
@@ -169,7 +188,7 @@ Status SharedSlot::ReadStream() {
       stream_end.Sending();
       if (!done || done->end_lsn <= confirmed) continue;
       const Lsn done_end = done->end_lsn;
-      held += Split(std::move(*done), assembler, &parts_);
+      CDCLAKE_RETURN_IF_ERROR(Split(std::move(*done), assembler, spec_.spill, &parts_, &held));
       end_ = std::max(end_, done_end);
       if (held >= spec_.max_changes) {
         more_ = true;

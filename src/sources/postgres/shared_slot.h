@@ -41,6 +41,9 @@ class SharedSlot {
     /// Where reading stops (0: the WAL position when Read starts): a pass that goes on from one
     /// that stopped at max_changes stops where that one meant to.
     Lsn stop_at = 0;
+    /// Where and when transactions held before their commit, and the tables' parts of them, go
+    /// to disk.
+    SpillOptions spill;
   };
   explicit SharedSlot(Spec spec) : spec_(std::move(spec)) {}
 

@@ -108,14 +108,16 @@ Status TransactionAssembler::Hold(PgChange change, std::optional<uint32_t> xid) 
     }
   }
   if (stream_xid_) {
-    Streamed& s = streams_[*stream_xid_];
-    if (xid && *xid != *stream_xid_) s.first_change_of.emplace(*xid, s.changes.size());
-    s.changes.push_back(std::move(change));
-    return Status::OK();
+    auto [it, added] = streams_.try_emplace(*stream_xid_);
+    Streamed& s = it->second;
+    if (added) s.changes = ChangeSpool(spill_);
+    if (xid && *xid != *stream_xid_ && s.first_change_of.emplace(*xid, s.changes.size()).second) {
+      s.changes.MarkNext();
+    }
+    return s.changes.Add(std::move(change));
   }
   if (!open_) return Status::Corrupt("pgoutput: a change outside any transaction");
-  open_->changes.push_back(std::move(change));
-  return Status::OK();
+  return open_->changes.Add(std::move(change));
 }
 
 Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMessage& message,
@@ -129,7 +131,8 @@ Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMes
             return Status::Corrupt("pgoutput: Begin of transaction " + std::to_string(m.xid) +
                                    " inside another transaction");
           }
-          open_ = PgTransaction{m.xid, m.final_lsn, 0, m.commit_time_us, false, {}};
+          open_ =
+              PgTransaction{m.xid, m.final_lsn, 0, m.commit_time_us, false, ChangeSpool(spill_)};
           return Out();
         } else if constexpr (std::is_same_v<M, Commit>) {
           if (!open_) return Status::Corrupt("pgoutput: Commit without Begin");
@@ -152,7 +155,8 @@ Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMes
           if (open_) return Status::Corrupt("pgoutput: Stream Start inside a transaction");
           stream_xid_ = m.xid;
           if (m.first_segment) streams_.erase(m.xid);  // streamed again from its start
-          streams_[m.xid];
+          auto [it, added] = streams_.try_emplace(m.xid);
+          if (added) it->second.changes = ChangeSpool(spill_);
           return Out();
         } else if constexpr (std::is_same_v<M, StreamStop>) {
           stream_xid_.reset();
@@ -179,7 +183,7 @@ Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMes
           auto first = s.first_change_of.find(m.subxid);
           if (first != s.first_change_of.end()) {
             size_t cut = first->second;
-            s.changes.resize(cut);
+            CDCLAKE_RETURN_IF_ERROR(s.changes.TruncateTo(cut));
             for (auto f = s.first_change_of.begin(); f != s.first_change_of.end();) {
               f = f->second >= cut ? s.first_change_of.erase(f) : std::next(f);
             }

@@ -11,45 +11,10 @@
 #include <vector>
 
 #include "base/result.h"
+#include "sources/postgres/change_spool.h"
 #include "sources/postgres/pgoutput_message.h"
 
 namespace cdclake::sources::postgres {
-
-/// A table as its latest Relation message described it.
-struct RelationInfo {
-  struct Column {
-    std::string name;
-    uint32_t type_oid = 0;
-    int32_t type_modifier = -1;
-    bool key = false;
-  };
-  uint32_t oid = 0;
-  std::string schema;
-  std::string name;
-  char replica_identity = 'd';
-  std::vector<Column> columns;
-};
-
-/// A tuple's cells, owned: kinds, and each text or binary cell's bytes (empty otherwise).
-struct OwnedTuple {
-  std::vector<TupleCell::Kind> kinds;
-  std::vector<std::string> values;
-};
-
-struct PgChange {
-  enum class Kind : uint8_t { kInsert, kUpdate, kDelete, kTruncate };
-  Kind kind = Kind::kInsert;
-  uint32_t relation = 0;  // kTruncate: see `truncated`
-  /// The relation as described when the change was sent: a Relation message may come in the
-  /// middle of a transaction (after ALTER TABLE), and the tuples follow the shape before it.
-  std::shared_ptr<const RelationInfo> shape;
-  Lsn lsn = 0;        // the change's own WAL position (0 when the frame did not say)
-  char old_kind = 0;  // 'K' (old key), 'O' (old row under REPLICA IDENTITY FULL) or 0
-  OwnedTuple old_tuple;
-  OwnedTuple new_tuple;
-  std::vector<uint32_t> truncated;
-  uint8_t truncate_options = 0;
-};
 
 /// A committed transaction: what a Delta commit must hold whole.
 struct PgTransaction {
@@ -58,7 +23,7 @@ struct PgTransaction {
   Lsn end_lsn = 0;  // what the client confirms once the transaction is durable
   int64_t commit_time_us = 0;
   bool streamed = false;
-  std::vector<PgChange> changes;
+  ChangeSpool changes;
   /// Rows copied by the initial snapshot, not streamed: inserts become `r` rows whose ordinals
   /// continue from `first_ordinal` (the snapshot arrives in several parts).
   bool snapshot = false;
@@ -67,6 +32,9 @@ struct PgTransaction {
 
 class TransactionAssembler {
  public:
+  /// `spill`: where and when a transaction's changes held before its commit go to disk.
+  explicit TransactionAssembler(SpillOptions spill = {}) : spill_(std::move(spill)) {}
+
   /// Takes the next message and the LSN of the frame it came in (XLogData::data_start). Returns
   /// the transaction a Commit or Stream Commit completes. A message out of place (a change
   /// outside a transaction, a Begin inside one, a change of a relation never described, a tuple
@@ -88,11 +56,12 @@ class TransactionAssembler {
 
  private:
   struct Streamed {
-    std::vector<PgChange> changes;
+    ChangeSpool changes;
     std::map<uint32_t, size_t> first_change_of;  // subtransaction -> its first change's index
   };
   Status Hold(PgChange change, std::optional<uint32_t> xid);
 
+  SpillOptions spill_;
   std::map<uint32_t, std::shared_ptr<const RelationInfo>> relations_;
   std::optional<PgTransaction> open_;  // between Begin and Commit
   std::map<uint32_t, Streamed> streams_;

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "io/scratch_dir.h"
 #include "sources/postgres/pgoutput_decoder.h"
 #include "sources/postgres/testing/postgres_server.h"
 #include "sources/postgres/testing/slot_changes.h"
@@ -15,17 +16,33 @@ namespace {
 
 using testing::ExecuteEach;
 
+// A committed transaction with its changes in memory, to look at.
+struct Txn {
+  bool streamed = false;
+  Lsn commit_lsn = 0;
+  Lsn end_lsn = 0;
+  std::vector<PgChange> changes;
+};
+
+Txn Look(const PgTransaction& t) {
+  auto changes = t.changes.Collect();
+  EXPECT_TRUE(changes.ok()) << changes.status().ToString();
+  return Txn{t.streamed, t.commit_lsn, t.end_lsn,
+             changes.ok() ? *changes : std::vector<PgChange>{}};
+}
+
 struct Assembled {
-  std::vector<PgTransaction> transactions;
+  std::vector<Txn> transactions;
   int subtransaction_aborts = 0;  // Stream Abort messages of a subtransaction
   size_t open_streams = 0;
   size_t held = 0;
 };
 
-Assembled Assemble(PgConnection& db, const std::string& slot, const std::string& options) {
+Assembled Assemble(PgConnection& db, const std::string& slot, const std::string& options,
+                   SpillOptions spill = {}) {
   std::vector<testing::SlotChange> changes = testing::PeekChanges(db, slot, options);
   PgOutputDecoder decoder;
-  TransactionAssembler assembler;
+  TransactionAssembler assembler(spill);
   Assembled out;
   for (const auto& change : changes) {
     auto message = decoder.Decode(change.bytes);
@@ -37,7 +54,7 @@ Assembled Assemble(PgConnection& db, const std::string& slot, const std::string&
     auto done = assembler.Add(*message, change.lsn);
     EXPECT_TRUE(done.ok()) << done.status().ToString();
     if (!done.ok()) break;
-    if (*done) out.transactions.push_back(std::move(**done));
+    if (*done) out.transactions.push_back(Look(**done));
   }
   out.open_streams = assembler.open_streams();
   out.held = assembler.held_changes();
@@ -45,7 +62,7 @@ Assembled Assemble(PgConnection& db, const std::string& slot, const std::string&
 }
 
 // The first column of every insert of `t`, as integers.
-std::vector<int> InsertedIds(const PgTransaction& t) {
+std::vector<int> InsertedIds(const Txn& t) {
   std::vector<int> ids;
   for (const PgChange& c : t.changes) {
     if (c.kind == PgChange::Kind::kInsert) ids.push_back(std::stoi(c.new_tuple.values[0]));
@@ -92,7 +109,7 @@ TEST(TransactionAssembler, StreamedTransactionWithARolledBackSavepoint) {
   )"));
   Assembled a = Assemble(**sp, "s_sp", kStreamed);
   ASSERT_EQ(a.transactions.size(), 2u);
-  const PgTransaction& big = a.transactions[0];
+  const Txn& big = a.transactions[0];
   EXPECT_TRUE(big.streamed);
   std::vector<int> expected = Range(1, 3000);
   for (int i : Range(6001, 9001)) expected.push_back(i);
@@ -109,6 +126,25 @@ TEST(TransactionAssembler, StreamedTransactionWithARolledBackSavepoint) {
   EXPECT_GE(a.subtransaction_aborts, 1);
   EXPECT_EQ(a.open_streams, 0u);  // the aborted one is gone
   EXPECT_EQ(a.held, 0u);
+
+  // The same stream with 8 kB of changes held in memory: the rolled-back savepoint's first
+  // change is on disk when its abort comes, and the aborted transaction's too.
+  auto folder = io::ScratchDir::Create();
+  ASSERT_TRUE(folder.ok());
+  Assembled spilled = Assemble(**sp, "s_sp", kStreamed, SpillOptions{8192, folder->path()});
+  ASSERT_EQ(spilled.transactions.size(), 2u);
+  EXPECT_EQ(InsertedIds(spilled.transactions[0]), expected);
+  ASSERT_EQ(spilled.transactions[0].changes.size(), big.changes.size());
+  for (size_t i = 0; i < big.changes.size(); ++i) {
+    const PgChange& x = big.changes[i];
+    const PgChange& y = spilled.transactions[0].changes[i];
+    ASSERT_TRUE(x.lsn == y.lsn && x.kind == y.kind && x.new_tuple.values == y.new_tuple.values &&
+                x.new_tuple.kinds == y.new_tuple.kinds && y.shape != nullptr &&
+                y.shape->name == "t")
+        << i;
+  }
+  EXPECT_EQ(InsertedIds(spilled.transactions[1]), std::vector<int>{20000});
+  EXPECT_EQ(spilled.held, 0u);
 }
 
 TEST(TransactionAssembler, InterleavedStreamsComeOutWholeInCommitOrder) {
@@ -177,13 +213,13 @@ TEST(TransactionAssembler, RelationsTruncatesAndMessagesOutOfPlace) {
       testing::PeekChanges(**db, "s_tr", "'proto_version', '1', 'publication_names', 'p'");
   PgOutputDecoder decoder;
   TransactionAssembler assembler;
-  std::vector<PgTransaction> done;
+  std::vector<Txn> done;
   for (const auto& change : changes) {
     auto message = decoder.Decode(change.bytes);
     ASSERT_TRUE(message.ok());
     auto t = assembler.Add(*message, change.lsn);
     ASSERT_TRUE(t.ok()) << t.status().ToString();
-    if (*t) done.push_back(std::move(**t));
+    if (*t) done.push_back(Look(**t));
   }
   ASSERT_EQ(done.size(), 4u);
   auto oid_a = (*db)->Query("SELECT 'a'::regclass::oid, 'b'::regclass::oid");

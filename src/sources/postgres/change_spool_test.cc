@@ -1,0 +1,143 @@
+// ChangeSpool: random changes added under budgets from none to all in memory, cut at marks
+// (a rolled-back subtransaction), read back equal to the same changes kept in a vector.
+#include "sources/postgres/change_spool.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "io/scratch_dir.h"
+
+namespace cdclake::sources::postgres {
+namespace {
+
+bool Same(const PgChange& a, const PgChange& b) {
+  return a.kind == b.kind && a.relation == b.relation && a.shape == b.shape && a.lsn == b.lsn &&
+         a.old_kind == b.old_kind && a.old_tuple.kinds == b.old_tuple.kinds &&
+         a.old_tuple.values == b.old_tuple.values && a.new_tuple.kinds == b.new_tuple.kinds &&
+         a.new_tuple.values == b.new_tuple.values && a.truncated == b.truncated &&
+         a.truncate_options == b.truncate_options;
+}
+
+PgChange RandomChange(std::mt19937_64& rng,
+                      const std::vector<std::shared_ptr<const RelationInfo>>& shapes) {
+  PgChange c;
+  c.kind = static_cast<PgChange::Kind>(rng() % 4);
+  c.lsn = rng();
+  if (c.kind == PgChange::Kind::kTruncate) {
+    for (uint64_t n = rng() % 3 + 1; n > 0; --n) c.truncated.push_back(rng() % 5 + 1);
+    c.truncate_options = static_cast<uint8_t>(rng() % 4);
+    return c;
+  }
+  c.shape = shapes[rng() % shapes.size()];
+  c.relation = c.shape->oid;
+  auto tuple = [&](OwnedTuple* t) {
+    for (size_t i = 0; i < c.shape->columns.size(); ++i) {
+      const auto kind = static_cast<TupleCell::Kind>(rng() % 4);
+      t->kinds.push_back(kind);
+      // Now and then a value far larger than the reader's buffer.
+      const size_t size = rng() % 50 == 0 ? (1u << 20) + rng() % 5000 : rng() % 40;
+      t->values.push_back(kind == TupleCell::Kind::kText || kind == TupleCell::Kind::kBinary
+                              ? std::string(size, static_cast<char>('a' + rng() % 26))
+                              : "");
+    }
+  };
+  tuple(&c.new_tuple);
+  if (c.kind != PgChange::Kind::kInsert && rng() % 2 == 0) {
+    c.old_kind = rng() % 2 == 0 ? 'K' : 'O';
+    tuple(&c.old_tuple);
+  }
+  return c;
+}
+
+TEST(ChangeSpool, ReadsBackWhatWasAddedWhateverTheBudgetAndCuts) {
+  auto folder = io::ScratchDir::Create();
+  ASSERT_TRUE(folder.ok());
+  std::vector<std::shared_ptr<const RelationInfo>> shapes;
+  for (uint32_t oid = 1; oid <= 3; ++oid) {
+    auto r = std::make_shared<RelationInfo>();
+    r->oid = oid;
+    r->name = "t" + std::to_string(oid);
+    for (uint32_t c = 0; c < oid + 1; ++c) r->columns.push_back({"c" + std::to_string(c), 25});
+    shapes.push_back(std::move(r));
+  }
+  for (int64_t budget : {int64_t{0}, int64_t{1000}, int64_t{50000}, int64_t{1} << 40}) {
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+      SCOPED_TRACE("budget " + std::to_string(budget) + ", seed " + std::to_string(seed));
+      std::mt19937_64 rng(seed);
+      ChangeSpool spool(SpillOptions{budget, folder->path() + "/spill"});
+      std::vector<PgChange> expected;
+      std::vector<size_t> marks;
+      for (int step = 0; step < 400; ++step) {
+        const uint64_t what = rng() % 20;
+        if (what == 0) {
+          spool.MarkNext();
+          marks.push_back(expected.size());
+        } else if (what == 1 && !marks.empty()) {
+          // A subtransaction rolled back: cut at one of the marks; it and the later ones go.
+          const size_t m = rng() % marks.size();
+          const size_t cut = marks[m];
+          ASSERT_TRUE(spool.TruncateTo(cut).ok());
+          expected.resize(cut);
+          while (!marks.empty() && marks.back() >= cut) marks.pop_back();
+        } else {
+          PgChange c = RandomChange(rng, shapes);
+          expected.push_back(c);
+          ASSERT_TRUE(spool.Add(std::move(c)).ok());
+        }
+        ASSERT_EQ(spool.size(), expected.size());
+      }
+      if (budget == 0) {
+        EXPECT_EQ(spool.spilled(), spool.size()) << "everything on disk";
+      }
+      if (budget == int64_t{1} << 40) {
+        EXPECT_EQ(spool.spilled_bytes(), 0);
+      }
+      const ChangeSpool copy = spool;  // shares the file
+      for (const ChangeSpool* s : {static_cast<const ChangeSpool*>(&spool), &copy}) {
+        size_t seen = 0;
+        ASSERT_TRUE(s->ForEach([&](const PgChange& c, size_t i) {
+                       EXPECT_EQ(i, seen);
+                       EXPECT_TRUE(i < expected.size() && Same(c, expected[i])) << i;
+                       ++seen;
+                       return Status::OK();
+                     }).ok());
+        EXPECT_EQ(seen, expected.size());
+      }
+      for (const PgChange& c : expected) {
+        if (c.kind != PgChange::Kind::kTruncate) {
+          EXPECT_TRUE(spool.Touches(c.relation));
+        }
+      }
+      if (copy.spilled() > 0) {
+        ChangeSpool added = copy;
+        PgChange big;  // past any budget here but the last: it would spill
+        big.new_tuple = {{TupleCell::Kind::kText}, {std::string(100000, 'z')}};
+        EXPECT_EQ(added.Add(std::move(big)).code(), StatusCode::kInternal)
+            << "a copy sharing the file does not write to it";
+      }
+    }
+  }
+}
+
+TEST(ChangeSpool, AVisitorsErrorStopsTheWalk) {
+  ChangeSpool spool(SpillOptions{0, ""});
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(spool.Add(PgChange{}).ok());
+  int visits = 0;
+  Status s = spool.ForEach([&](const PgChange&, size_t i) {
+    ++visits;
+    return i == 2 ? Status::InvalidArgument("stop") : Status::OK();
+  });
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(visits, 3);
+}
+
+TEST(ChangeSpool, AFolderThatCannotBeMadeIsNamed) {
+  ChangeSpool spool(SpillOptions{0, "/proc/no/such/folder"});
+  Status s = spool.Add(PgChange{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/proc/no/such/folder"), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace cdclake::sources::postgres
