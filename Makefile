@@ -42,11 +42,11 @@ run: configure
 # information (13 MB instead of over 200).
 PREFIX ?= /usr/local
 install: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target cdclake
+	@cmake --build $(BUILD) -j $(JOBS) --target cdclake cdclake_python
 	@cmake --install $(BUILD) --prefix $(PREFIX) --strip
 
 package: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target cdclake
+	@cmake --build $(BUILD) -j $(JOBS) --target cdclake cdclake_python
 	@cd $(BUILD) && cpack -G DEB
 
 test: build format-check unit-test sanitize-test

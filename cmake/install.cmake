@@ -1,7 +1,8 @@
 # Installing cdclake (issue 19): `make install PREFIX=...` puts the binary in bin/, its man page
-# in share/man/man1/ and the Python pipeline modules in share/cdclake/python/; `make package`
-# makes a Debian package of the same files with CPack (the .deb lands in the build folder). Both
-# build the cdclake target alone, then run `cmake --install` or `cpack`, which build nothing.
+# in share/man/man1/, the Python pipeline modules in share/cdclake/python/ and the `cdclake`
+# Python module in lib/python3/dist-packages/; `make package` makes a Debian package of the same
+# files with CPack (the .deb lands in the build folder). Both build the cdclake and
+# cdclake_python targets alone, then run `cmake --install` or `cpack`, which build nothing.
 
 # Fixed folders rather than GNUInstallDirs': the binary looks for its Python modules at
 # <its folder>/../share/cdclake/python (src/pipeline/python_pipeline.cc).
@@ -13,6 +14,15 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ DESTINATION share/cdclake/python
         PATTERN __pycache__ EXCLUDE
         PATTERN "*.pyc" EXCLUDE
         PATTERN module EXCLUDE)  # the `cdclake` module's C++ source
+
+# The `cdclake` Python module (python/module/) where Debian's python3 finds packaged modules:
+# /usr/lib/python3/dist-packages in the package; under another prefix, PYTHONPATH names
+# <prefix>/lib/python3/dist-packages (Debian's python3 looks in /usr/local/lib/python3.X only).
+set(CDCLAKE_PYTHON_MODULE_DIR lib/python3/dist-packages
+    CACHE STRING "Where the cdclake Python module is installed, under the prefix")
+if(TARGET cdclake_python)
+  install(TARGETS cdclake_python LIBRARY DESTINATION ${CDCLAKE_PYTHON_MODULE_DIR})
+endif()
 
 # The Debian package. Its dependencies are the Debian libraries the binary links
 # (dpkg-shlibdeps, from dpkg-dev), plus python3 for Python pipeline files.
@@ -38,4 +48,10 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CDCLAKE_DEB_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION database)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS python3)
+if(TARGET cdclake_python)
+  # The module is built for one python3 minor version (its file name says which).
+  math(EXPR CDCLAKE_PYTHON_NEXT_MINOR "${Python3_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${CDCLAKE_PYTHON_NEXT_MINOR})")
+endif()
 include(CPack)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install and first run (issue 19): `cmake --install` of a build into a temporary prefix gives
-# bin/cdclake, its man page (which names every subcommand and option `--help` lists) and the
-# Python modules in share/cdclake/python; the installed binary runs the quick start and a Python
+# bin/cdclake, its man page (which names every subcommand and option `--help` lists), the
+# Python modules in share/cdclake/python and the `cdclake` module in lib/python3/dist-packages
+# (which reads a table); the installed binary runs the quick start and a Python
 # pipeline, and it is shown to use the installed modules, CDCLAKE_PYTHON_DIR before them and the
 # source tree's python/ only when the installed ones are absent.
 # Usage: cli_install_test.sh BUILD_DIR SOURCE_DIR
@@ -29,6 +30,8 @@ for f in cdclake_pipeline/translate.py pyspark/pipelines/__init__.py dlt/__init_
   [ -f "$python_dir/$f" ] || fail "no $python_dir/$f"
 done
 [ ! -e "$python_dir/tests" ] || fail "the modules' unit tests were installed"
+module_dir=$prefix/lib/python3/dist-packages
+ls "$module_dir"/cdclake.cpython-*.so >/dev/null 2>&1 || fail "no cdclake module in $module_dir"
 
 # --- The man page: it renders without warnings, and it names every subcommand of `--help` and
 # every option of each subcommand's `--help` (so it cannot fall behind the program unseen).
@@ -70,6 +73,14 @@ expect_eq "$("$bin" show lake/shop/customers --format csv --order-by id)" 'id,na
 expect_eq "$("$bin" show lake/shop/orders --format csv --order-by order_id)" 'order_id,customer_id,status,amount
 100,1,shipped,25.50
 101,2,shipped,110.00' "quick start orders: "
+
+# The installed `cdclake` Python module reads the same table (in another process, from another
+# folder, with nothing of the build on its path).
+ids=$(cd "$work" && PYTHONPATH="$module_dir" python3 -c '
+import sys, cdclake
+print(",".join(str(i) for i in sorted(cdclake.read_table(sys.argv[1], as_pandas=False)["id"])))
+' "$work/quickstart/lake/shop/customers") || fail "import cdclake from $module_dir"
+expect_eq "$ids" "1,2,4,5" "the installed Python module: "
 
 # --- A Python pipeline, run by the installed binary through a link from another folder (the
 # binary finds share/cdclake/python from where its file really is).
