@@ -281,6 +281,14 @@ class RunPipelines(unittest.TestCase):
         with self.assertRaises(ValueError) as raised:
             cdclake.run(str(bad), str(self.work / "lake"))
         self.assertIn("bad.sql:", str(raised.exception))
+        # A Python pipeline that does not translate: the translator's own message is in the
+        # exception (a notebook shows no stderr).
+        broken = self.work / "broken.py"
+        broken.write_text("from pyspark import pipelines as dp\ndef broken(:\n    pass\n")
+        with self.assertRaises(ValueError) as raised:
+            cdclake.run(str(broken), str(self.work / "lake"))
+        self.assertIn("broken.py: the Python pipeline did not translate", str(raised.exception))
+        self.assertIn("SyntaxError", str(raised.exception))
 
     def test_failed_flow_raises_unless_check_is_off(self):
         landing = self.work / "in"

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,9 +87,18 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
     if (moved < 0) return Status::IoError("fcntl: " + std::string(std::strerror(errno)));
     fd = moved;
   }
+  // The translator's stderr (its messages, a traceback) goes to a file of its own: a failure
+  // carries it in its error, which reaches a caller that has no terminal (a notebook).
+  int err = memfd_create("cdclake-translate-stderr", MFD_CLOEXEC);
+  if (err >= 0 && err <= 2) {  // above 2 too, as the pipe's ends
+    const int moved = fcntl(err, F_DUPFD_CLOEXEC, 3);
+    close(err);
+    err = moved;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  if (err >= 0) posix_spawn_file_actions_adddup2(&actions, err, STDERR_FILENO);
   posix_spawn_file_actions_addclose(&actions, out[0]);
   posix_spawn_file_actions_addclose(&actions, out[1]);
   pid_t pid = 0;
@@ -97,6 +107,7 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
   close(out[1]);
   if (spawned != 0) {
     close(out[0]);
+    if (err >= 0) close(err);
     return Status::NotFound(path + ": cannot run python3 for a Python pipeline: " +
                             std::strerror(spawned) + " (install Debian's python3)");
   }
@@ -112,8 +123,30 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  std::string said;  // what the translator wrote on stderr
+  if (err >= 0) {
+    for (off_t at = 0;;) {
+      const ssize_t n = pread(err, buffer, sizeof buffer, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      said.append(buffer, static_cast<size_t>(n));
+      at += n;
+    }
+    close(err);
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Status::InvalidArgument(path + ": the Python pipeline did not translate (above)");
+    constexpr size_t kKept = 8192;  // a traceback's end says what went wrong
+    if (said.size() > kKept) said = "..." + said.substr(said.size() - kKept);
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+    if (err < 0) said = "(its messages are above)";
+    return Status::InvalidArgument(path + ": the Python pipeline did not translate:\n" + said);
+  }
+  // Warnings and the file's own prints to stderr, passed on.
+  for (size_t done = 0; done < said.size();) {
+    const ssize_t n = write(STDERR_FILENO, said.data() + done, said.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
   }
   return sql;
 }
