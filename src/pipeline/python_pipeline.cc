@@ -32,7 +32,7 @@ std::string PythonDir() {
   }
   const io::LocalFileSystem fs;
   if (Result<std::string> exe = io::Canonical(fs, "/proc/self/exe"); exe.ok()) {
-    const std::string dir =
+    std::string dir =
         io::LexicalNormal(exe->substr(0, exe->rfind('/')) + std::string(kInstalledPythonDir));
     if (Result<bool> exists = fs.Exists(dir); exists.ok() && *exists) return dir;
   }
@@ -67,12 +67,14 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
   env.push_back("CDCLAKE_PIPELINE_VARS=" + json::Dump(values));
   if (!warehouse.empty()) env.push_back("CDCLAKE_WAREHOUSE=" + warehouse);
   std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   // -P: the current folder is not put first on the module path (a json.py or dlt.py there would
   // shadow what the translator imports).
   std::vector<std::string> args = {"python3", "-B", "-P", "-m", "cdclake_pipeline.translate", path};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
