@@ -20,7 +20,12 @@ PostgresSlots::PostgresSlots(const PipelinePlan& plan, int64_t max_changes) {
     if (std::find(pubs.begin(), pubs.end(), pg.publication) == pubs.end()) {
       pubs.push_back(pg.publication);
     }
-    if (g.flows.empty()) g.spec.spill = pg.spill;  // the first flow's table keeps the files
+    // The first flow's table keeps the files; the smallest budget of the slot's flows holds.
+    if (g.flows.empty() || pg.spill.memory_bytes < g.spec.spill.memory_bytes) {
+      const std::string folder = g.flows.empty() ? pg.spill.folder : g.spec.spill.folder;
+      g.spec.spill = pg.spill;
+      g.spec.spill.folder = folder;
+    }
     g.flows.push_back(flow.name);
     g.spec.readers = static_cast<int>(g.flows.size());
   }

@@ -141,6 +141,11 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
     if (said.size() > kKept) said = "..." + said.substr(said.size() - kKept);
     while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
     if (err < 0) said = "(its messages are above)";
+    if (said.empty()) {
+      said = WIFEXITED(status) ? "python3 exited with " + std::to_string(WEXITSTATUS(status)) +
+                                     " and said nothing"
+                               : "python3 was ended by signal " + std::to_string(WTERMSIG(status));
+    }
     return Status::InvalidArgument(path + ": the Python pipeline did not translate:\n" + said);
   }
   // Warnings and the file's own prints to stderr, passed on.

@@ -7,44 +7,72 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <utility>
 
 namespace cdclake::sources::postgres {
 
-struct ChangeSpool::File {
-  int fd = -1;
-  std::string folder;  // for messages: the file has no name
-  std::vector<std::shared_ptr<const RelationInfo>> shapes;
-
-  File() = default;
-  File(const File&) = delete;
-  File& operator=(const File&) = delete;
-  ~File() {
-    if (fd >= 0) ::close(fd);
+class SpillFile {
+ public:
+  explicit SpillFile(std::string folder) : folder_(std::move(folder)) {}
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+  ~SpillFile() {
+    if (fd_ >= 0) ::close(fd_);
   }
 
-  std::string Name() const { return "a spill file in " + folder; }
+  std::string Name() const { return "a spill file in " + folder_; }
+  int fd() const { return fd_; }
+
+  // Writes `bytes` at the end; returns where they begin. The file is opened on the first write.
+  Result<int64_t> Append(const std::string& bytes);
+
+  // Before a spool that holds nothing in the file starts to: when no spool holds changes in it
+  // (`holders`), its space and its shapes are taken back.
+  void ReclaimIfUnheld() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (holders.load() != 0 || end_ == 0) return;
+    if (fd_ >= 0 && ::ftruncate(fd_, 0) != 0) return;
+    end_ = 0;
+    shapes_.clear();
+  }
 
   uint32_t ShapeIndex(const std::shared_ptr<const RelationInfo>& shape) {
     if (!shape) return UINT32_MAX;
-    for (size_t i = shapes.size(); i-- > 0;) {
-      if (shapes[i] == shape) return static_cast<uint32_t>(i);
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = shapes_.size(); i-- > 0;) {
+      if (shapes_[i] == shape) return static_cast<uint32_t>(i);
     }
-    shapes.push_back(shape);
-    return static_cast<uint32_t>(shapes.size() - 1);
+    shapes_.push_back(shape);
+    return static_cast<uint32_t>(shapes_.size() - 1);
   }
+  // Null for an index no shape has (a damaged record).
+  std::shared_ptr<const RelationInfo> Shape(uint32_t index) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return index < shapes_.size() ? shapes_[index] : nullptr;
+  }
+
+  std::atomic<int64_t> holders{0};  // spools (and copies) with segments in the file
+
+ private:
+  std::string folder_;
+  std::mutex mutex_;
+  int fd_ = -1;
+  int64_t end_ = 0;
+  std::vector<std::shared_ptr<const RelationInfo>> shapes_;
 };
 
 namespace {
 
 constexpr size_t kChunk = size_t{1} << 20;
 
-std::string SpillFolder(const SpillOptions& options) {
-  if (!options.folder.empty()) return options.folder;
+std::string DefaultSpillFolder() {
   const char* tmp = std::getenv("TMPDIR");
   return tmp != nullptr && *tmp != '\0' ? tmp : "/var/tmp";
 }
@@ -85,8 +113,11 @@ void PutTuple(std::string* out, const OwnedTuple& t) {
 // Reads the file's records back in order through a buffer that grows to hold the largest one.
 class RecordReader {
  public:
-  RecordReader(int fd, int64_t end, std::string name)
-      : fd_(fd), end_(end), name_(std::move(name)) {}
+  RecordReader(int fd, int64_t begin, int64_t end, std::string name)
+      : fd_(fd), end_(end), name_(std::move(name)), offset_(begin) {}
+
+  // Where the next record starts.
+  int64_t Position() const { return offset_ - static_cast<int64_t>(buffer_.size() - pos_); }
 
   // Makes `n` more bytes readable at pos_.
   Status Need(size_t n) {
@@ -96,8 +127,7 @@ class RecordReader {
     while (buffer_.size() < n) {
       const int64_t left = end_ - offset_;
       if (left <= 0) return Status::Corrupt(name_ + ": a record ends past the end of the file");
-      const size_t want =
-          std::max(n - buffer_.size(), std::min<size_t>(kChunk, static_cast<size_t>(left)));
+      const size_t want = std::min(std::max(n - buffer_.size(), kChunk), static_cast<size_t>(left));
       const size_t at = buffer_.size();
       buffer_.resize(at + want);
       const ssize_t got = ::pread(fd_, buffer_.data() + at, want, offset_);
@@ -144,7 +174,7 @@ class RecordReader {
   int fd_;
   int64_t end_;
   std::string name_;
-  int64_t offset_ = 0;
+  int64_t offset_;
   std::string buffer_;
   size_t pos_ = 0;
 };
@@ -165,6 +195,93 @@ Result<int> OpenUnnamed(const std::string& folder) {
 
 }  // namespace
 
+Result<int64_t> SpillFile::Append(const std::string& bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (fd_ < 0) {
+    CDCLAKE_ASSIGN_OR_RETURN(fd_, OpenUnnamed(folder_));
+  }
+  const int64_t at = end_;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n =
+        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, at + static_cast<int64_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("write " + Name(), errno);
+    done += static_cast<size_t>(n);
+  }
+  end_ += static_cast<int64_t>(bytes.size());
+  return at;
+}
+
+std::shared_ptr<SpillFile> MakeSpillFile(std::string folder) {
+  return std::make_shared<SpillFile>(folder.empty() ? DefaultSpillFolder() : std::move(folder));
+}
+
+ChangeSpool::Hold::Hold(std::shared_ptr<SpillFile> file) : file_(std::move(file)) {
+  if (file_) ++file_->holders;
+}
+
+ChangeSpool::Hold::Hold(const Hold& other) : file_(other.file_) {
+  if (file_) ++file_->holders;
+}
+
+ChangeSpool::Hold& ChangeSpool::Hold::operator=(const Hold& other) {
+  if (this != &other) {
+    Release();
+    file_ = other.file_;
+    if (file_) ++file_->holders;
+  }
+  return *this;
+}
+
+ChangeSpool::Hold& ChangeSpool::Hold::operator=(Hold&& other) noexcept {
+  if (this != &other) {
+    Release();
+    file_ = std::move(other.file_);
+    other.file_.reset();
+  }
+  return *this;
+}
+
+ChangeSpool::Hold::~Hold() {
+  Release();
+}
+
+void ChangeSpool::Hold::Release() {
+  if (file_) --file_->holders;
+  file_.reset();
+}
+
+ChangeSpool::ChangeSpool(const SpillOptions& options)
+    : memory_budget_(options.memory_bytes),
+      folder_(options.folder.empty() ? DefaultSpillFolder() : options.folder),
+      shared_file_(options.file) {}
+
+ChangeSpool::ChangeSpool(ChangeSpool&& other) noexcept {
+  *this = std::move(other);
+}
+
+ChangeSpool& ChangeSpool::operator=(ChangeSpool&& other) noexcept {
+  if (this == &other) return *this;
+  memory_budget_ = other.memory_budget_;
+  folder_ = std::move(other.folder_);
+  shared_file_ = std::move(other.shared_file_);
+  hold_ = std::move(other.hold_);
+  segments_ = std::move(other.segments_);
+  spilled_ = std::exchange(other.spilled_, 0);
+  memory_ = std::move(other.memory_);
+  memory_bytes_ = std::exchange(other.memory_bytes_, 0);
+  marks_ = std::move(other.marks_);
+  touched_ = std::move(other.touched_);
+  other.segments_.clear();
+  other.memory_.clear();
+  other.marks_.clear();
+  other.touched_.clear();
+  return *this;
+}
+
+ChangeSpool::~ChangeSpool() = default;
+
 Status ChangeSpool::Add(PgChange change) {
   if (change.kind == PgChange::Kind::kTruncate) {
     touched_.insert(change.truncated.begin(), change.truncated.end());
@@ -173,45 +290,49 @@ Status ChangeSpool::Add(PgChange change) {
   }
   memory_bytes_ += MemoryOf(change);
   memory_.push_back(std::move(change));
-  if (memory_bytes_ > options_.memory_bytes) return Spill();
+  if (memory_bytes_ > memory_budget_) return Spill();
   return Status::OK();
 }
 
 void ChangeSpool::MarkNext() {
-  marks_.emplace(size(), -1);
+  if (marks_.empty() || marks_.back().first < size()) marks_.emplace_back(size(), -1);
 }
 
 Status ChangeSpool::Spill() {
-  if (!file_) {
-    auto file = std::make_shared<File>();
-    file->folder = SpillFolder(options_);
-    CDCLAKE_ASSIGN_OR_RETURN(file->fd, OpenUnnamed(file->folder));
-    file_ = std::move(file);
-  } else if (file_.use_count() > 1) {
-    return Status::Internal("a copied change spool was added to");
+  if (!hold_.get()) {
+    std::shared_ptr<SpillFile> file = shared_file_.lock();
+    if (!file) file = MakeSpillFile(folder_);  // a file of its own
+    file->ReclaimIfUnheld();
+    hold_ = Hold(std::move(file));
   }
+  SpillFile& file = *hold_.get();
+  // The first mark not on disk yet: marks are in index order, and so are the changes.
+  size_t mark = static_cast<size_t>(
+      std::lower_bound(marks_.begin(), marks_.end(), std::make_pair(spilled_, int64_t{-1})) -
+      marks_.begin());
+  std::vector<std::pair<size_t, size_t>> placed;  // marks in `out`: (mark, place in `out`)
   std::string out;
-  out.reserve(kChunk + 4096);
-  int64_t at = file_end_;
+  out.reserve(std::min<size_t>(kChunk, static_cast<size_t>(memory_bytes_)) + 4096);
   auto flush = [&]() -> Status {
-    size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = ::pwrite(file_->fd, out.data() + done, out.size() - done,
-                                 at + static_cast<int64_t>(done));
-      if (n < 0) return ErrnoStatus("write " + file_->Name(), errno);
-      done += static_cast<size_t>(n);
+    if (out.empty()) return Status::OK();
+    CDCLAKE_ASSIGN_OR_RETURN(const int64_t at, file.Append(out));
+    for (const auto& [m, place] : placed) marks_[m].second = at + static_cast<int64_t>(place);
+    placed.clear();
+    if (!segments_.empty() && segments_.back().end == at) {
+      segments_.back().end += static_cast<int64_t>(out.size());
+    } else {
+      segments_.push_back({at, at + static_cast<int64_t>(out.size())});
     }
-    at += static_cast<int64_t>(out.size());
     out.clear();
     return Status::OK();
   };
   for (size_t i = 0; i < memory_.size(); ++i) {
-    auto mark = marks_.find(spilled_ + i);
-    if (mark != marks_.end()) mark->second = at + static_cast<int64_t>(out.size());
+    if (mark < marks_.size() && marks_[mark].first == spilled_ + i)
+      placed.emplace_back(mark++, out.size());
     const PgChange& c = memory_[i];
     Put<uint8_t>(&out, static_cast<uint8_t>(c.kind));
     Put<uint32_t>(&out, c.relation);
-    Put<uint32_t>(&out, file_->ShapeIndex(c.shape));
+    Put<uint32_t>(&out, file.ShapeIndex(c.shape));
     Put<uint64_t>(&out, c.lsn);
     Put<char>(&out, c.old_kind);
     PutTuple(&out, c.old_tuple);
@@ -222,7 +343,6 @@ Status ChangeSpool::Spill() {
     if (out.size() >= kChunk) CDCLAKE_RETURN_IF_ERROR(flush());
   }
   CDCLAKE_RETURN_IF_ERROR(flush());
-  file_end_ = at;
   spilled_ += memory_.size();
   memory_.clear();
   memory_.shrink_to_fit();
@@ -235,50 +355,65 @@ Status ChangeSpool::TruncateTo(size_t count) {
   if (count >= spilled_) {
     memory_.resize(count - spilled_);
   } else {
-    auto mark = marks_.find(count);
-    if (mark == marks_.end() || mark->second < 0) {
+    auto mark = std::lower_bound(marks_.begin(), marks_.end(), std::make_pair(count, int64_t{-1}));
+    if (mark == marks_.end() || mark->first != count || mark->second < 0) {
       return Status::Internal("a change spool cut on disk where no mark is");
     }
-    file_end_ = mark->second;
+    // The segments from the cut on go; the one it falls in ends there.
+    const int64_t at = mark->second;
+    while (!segments_.empty() && segments_.back().begin >= at) segments_.pop_back();
+    if (!segments_.empty() && segments_.back().end > at) segments_.back().end = at;
     spilled_ = count;
     memory_.clear();
-    if (file_.use_count() == 1) (void)::ftruncate(file_->fd, file_end_);
+    if (segments_.empty()) hold_ = Hold();
   }
   memory_bytes_ = 0;
   for (const PgChange& c : memory_) memory_bytes_ += MemoryOf(c);
-  marks_.erase(marks_.lower_bound(count), marks_.end());
+  marks_.erase(std::lower_bound(marks_.begin(), marks_.end(), std::make_pair(count, int64_t{-1})),
+               marks_.end());
   return Status::OK();
 }
 
 Status ChangeSpool::ForEach(
     const std::function<Status(const PgChange& change, size_t index)>& visit) const {
+  size_t i = 0;
   if (spilled_ > 0) {
-    RecordReader reader(file_->fd, file_end_, file_->Name());
+    SpillFile& file = *hold_.get();
     PgChange c;
-    for (size_t i = 0; i < spilled_; ++i) {
-      CDCLAKE_ASSIGN_OR_RETURN(const uint8_t kind, reader.Get<uint8_t>());
-      c.kind = static_cast<PgChange::Kind>(kind);
-      CDCLAKE_ASSIGN_OR_RETURN(c.relation, reader.Get<uint32_t>());
-      CDCLAKE_ASSIGN_OR_RETURN(const uint32_t shape, reader.Get<uint32_t>());
-      if (shape != UINT32_MAX && shape >= file_->shapes.size()) {
-        return Status::Corrupt(file_->Name() + ": a change of an unknown shape");
+    for (const Segment& segment : segments_) {
+      RecordReader reader(file.fd(), segment.begin, segment.end, file.Name());
+      while (reader.Position() < segment.end && i < spilled_) {
+        CDCLAKE_ASSIGN_OR_RETURN(const uint8_t kind, reader.Get<uint8_t>());
+        if (kind > static_cast<uint8_t>(PgChange::Kind::kTruncate)) {
+          return Status::Corrupt(file.Name() + ": a change of an unknown kind");
+        }
+        c.kind = static_cast<PgChange::Kind>(kind);
+        CDCLAKE_ASSIGN_OR_RETURN(c.relation, reader.Get<uint32_t>());
+        CDCLAKE_ASSIGN_OR_RETURN(const uint32_t shape, reader.Get<uint32_t>());
+        c.shape = shape == UINT32_MAX ? nullptr : file.Shape(shape);
+        if (shape != UINT32_MAX && !c.shape) {
+          return Status::Corrupt(file.Name() + ": a change of an unknown shape");
+        }
+        CDCLAKE_ASSIGN_OR_RETURN(c.lsn, reader.Get<uint64_t>());
+        CDCLAKE_ASSIGN_OR_RETURN(c.old_kind, reader.Get<char>());
+        CDCLAKE_RETURN_IF_ERROR(reader.GetTuple(&c.old_tuple));
+        CDCLAKE_RETURN_IF_ERROR(reader.GetTuple(&c.new_tuple));
+        CDCLAKE_ASSIGN_OR_RETURN(const uint32_t truncated, reader.Get<uint32_t>());
+        c.truncated.resize(truncated);
+        for (uint32_t& oid : c.truncated) {
+          CDCLAKE_ASSIGN_OR_RETURN(oid, reader.Get<uint32_t>());
+        }
+        CDCLAKE_ASSIGN_OR_RETURN(c.truncate_options, reader.Get<uint8_t>());
+        CDCLAKE_RETURN_IF_ERROR(visit(c, i++));
       }
-      c.shape = shape == UINT32_MAX ? nullptr : file_->shapes[shape];
-      CDCLAKE_ASSIGN_OR_RETURN(c.lsn, reader.Get<uint64_t>());
-      CDCLAKE_ASSIGN_OR_RETURN(c.old_kind, reader.Get<char>());
-      CDCLAKE_RETURN_IF_ERROR(reader.GetTuple(&c.old_tuple));
-      CDCLAKE_RETURN_IF_ERROR(reader.GetTuple(&c.new_tuple));
-      CDCLAKE_ASSIGN_OR_RETURN(const uint32_t truncated, reader.Get<uint32_t>());
-      c.truncated.resize(truncated);
-      for (uint32_t& oid : c.truncated) {
-        CDCLAKE_ASSIGN_OR_RETURN(oid, reader.Get<uint32_t>());
-      }
-      CDCLAKE_ASSIGN_OR_RETURN(c.truncate_options, reader.Get<uint8_t>());
-      CDCLAKE_RETURN_IF_ERROR(visit(c, i));
+    }
+    if (i != spilled_) {
+      return Status::Corrupt(file.Name() + ": " + std::to_string(i) + " changes read back of " +
+                             std::to_string(spilled_) + " written");
     }
   }
-  for (size_t i = 0; i < memory_.size(); ++i) {
-    CDCLAKE_RETURN_IF_ERROR(visit(memory_[i], spilled_ + i));
+  for (size_t m = 0; m < memory_.size(); ++m) {
+    CDCLAKE_RETURN_IF_ERROR(visit(memory_[m], spilled_ + m));
   }
   return Status::OK();
 }
@@ -294,7 +429,9 @@ Result<std::vector<PgChange>> ChangeSpool::Collect() const {
 }
 
 int64_t ChangeSpool::spilled_bytes() const {
-  return file_end_;
+  int64_t bytes = 0;
+  for (const Segment& s : segments_) bytes += s.end - s.begin;
+  return bytes;
 }
 
 }  // namespace cdclake::sources::postgres

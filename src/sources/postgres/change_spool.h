@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -53,25 +53,40 @@ struct PgChange {
   uint8_t truncate_options = 0;
 };
 
+class SpillFile;
+
 /// Where and when a spool writes its changes to disk.
 struct SpillOptions {
-  /// Bytes of changes a spool holds in memory before it writes them to its file (about: the
-  /// cells' bytes and the containers around them).
+  /// Bytes of changes a spool holds in memory before it writes them to disk (about: the cells'
+  /// bytes and the containers around them). 0: every change goes to disk as it comes.
   int64_t memory_bytes = int64_t{64} << 20;
   /// The folder of the temporary files (created when missing); empty: $TMPDIR, else /var/tmp.
-  /// A file has no name (O_TMPFILE where the file system has it, else unlinked at once): it
-  /// goes with the process, also when the process is killed.
+  /// A file has no name (O_TMPFILE where the file system has it, else unlinked as soon as it
+  /// is made): it goes with the process, also when the process is killed.
   std::string folder;
+  /// The one file the spools made with these options append to (MakeSpillFile; an assembler's,
+  /// a shared slot pass's), so that any number of transactions take one file descriptor; its
+  /// space is taken back whenever no spool holds changes in it. Null: a spool makes its own
+  /// file when it first spills.
+  std::shared_ptr<SpillFile> file;
 };
+
+/// A file for the spools of one owner (`folder` as SpillOptions::folder), opened when first
+/// written to.
+std::shared_ptr<SpillFile> MakeSpillFile(std::string folder);
 
 class ChangeSpool {
  public:
   ChangeSpool() = default;
-  explicit ChangeSpool(SpillOptions options) : options_(std::move(options)) {}
+  explicit ChangeSpool(const SpillOptions& options);
+  ChangeSpool(const ChangeSpool&) = default;
+  ChangeSpool& operator=(const ChangeSpool&) = default;
+  ChangeSpool(ChangeSpool&& other) noexcept;
+  ChangeSpool& operator=(ChangeSpool&& other) noexcept;
+  ~ChangeSpool();
 
   /// Appends `change`. The changes held in memory go to the file once they pass the budget;
-  /// an I/O error names the file's folder. A spool copied since it last spilled is read-only
-  /// on disk: adding to it is kInternal.
+  /// an I/O error names the file's folder.
   Status Add(PgChange change);
   /// How many changes were added (and not cut).
   size_t size() const { return spilled_ + memory_.size(); }
@@ -82,6 +97,8 @@ class ChangeSpool {
   /// Drops the changes from `count` on. `count` is size() or less, and a place MarkNext made
   /// when it is below the changes on disk (kInternal otherwise).
   Status TruncateTo(size_t count);
+  /// Forgets the marks (a committed transaction is cut no more).
+  void ClearMarks() { marks_.clear(); }
 
   /// Each change in order with its index; stops at the first error `visit` returns. Changes
   /// read back from the file are decoded into one change object in turn (valid during the
@@ -90,25 +107,51 @@ class ChangeSpool {
   /// Every change, in memory (tests, and small transactions).
   Result<std::vector<PgChange>> Collect() const;
 
-  /// Whether a change of relation `oid` (or a TRUNCATE naming it) was added; a cut change
-  /// may still count.
+  /// Whether a change of relation `oid` (or a TRUNCATE naming it) was added; a change cut
+  /// since still counts (so a reader may end a batch early, never lose a change).
   bool Touches(uint32_t oid) const { return touched_.count(oid) != 0; }
-  /// Bytes written to the file (0 when the spool never spilled).
+  /// The tables Touches is true of.
+  const std::set<uint32_t>& touched() const { return touched_; }
+  /// Bytes of this spool's changes on disk (0 when it never spilled).
   int64_t spilled_bytes() const;
   /// Changes on disk.
   size_t spilled() const { return spilled_; }
 
  private:
-  struct File;
+  /// A stretch of the file holding this spool's records, [begin, end).
+  struct Segment {
+    int64_t begin = 0;
+    int64_t end = 0;
+  };
+  /// Keeps `file` counted as holding changes while a spool (or a copy of it) has segments.
+  class Hold {
+   public:
+    Hold() = default;
+    explicit Hold(std::shared_ptr<SpillFile> file);
+    Hold(const Hold& other);
+    Hold& operator=(const Hold& other);
+    Hold(Hold&& other) noexcept = default;
+    Hold& operator=(Hold&& other) noexcept;
+    ~Hold();
+    SpillFile* get() const { return file_.get(); }
+    const std::shared_ptr<SpillFile>& shared() const { return file_; }
+
+   private:
+    void Release();
+    std::shared_ptr<SpillFile> file_;
+  };
   Status Spill();
 
-  SpillOptions options_;
-  std::shared_ptr<File> file_;  // shared by copies: written only by a spool alone on it
+  int64_t memory_budget_ = int64_t{64} << 20;
+  std::string folder_;
+  std::weak_ptr<SpillFile> shared_file_;  // SpillOptions::file
+  Hold hold_;                             // the file this spool's segments are in
+  std::vector<Segment> segments_;
   size_t spilled_ = 0;
-  int64_t file_end_ = 0;  // this spool's end of the file (a cut moves it back)
   std::vector<PgChange> memory_;
   int64_t memory_bytes_ = 0;
-  std::map<size_t, int64_t> marks_;  // a change's index -> its offset once on disk (-1 before)
+  /// Cut places in index order: a change's index and its offset once on disk (-1 before).
+  std::vector<std::pair<size_t, int64_t>> marks_;
   std::set<uint32_t> touched_;
 };
 

@@ -194,7 +194,8 @@ data::Schema PgChangeSchema(const RelationInfo& relation) {
 
 Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& relation,
                        const std::vector<std::string>& keys, const std::string& database,
-                       change::ChangeBatch* batch, const FillUnchanged& fill) {
+                       change::ChangeBatch* batch, const FillUnchanged& fill,
+                       const std::function<Status()>& tick) {
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<bool> key, KeyColumns(relation, keys));
   if (batch->rows.num_columns() == 0) batch->rows = data::RecordBatch(PgChangeSchema(relation));
   RowWriter writer(transaction, relation, database, batch);
@@ -214,6 +215,7 @@ Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& rel
   PgChange filled;  // a moved row's change, its unchanged cells filled in
   CDCLAKE_RETURN_IF_ERROR(transaction.changes.ForEach([&](const PgChange& given,
                                                           size_t i) -> Status {
+    if (tick && i % 65536 == 65535) CDCLAKE_RETURN_IF_ERROR(tick());
     const PgChange* moved = nullptr;
     if (fill && given.kind == PgChange::Kind::kUpdate && given.old_kind == 'K' &&
         given.relation == relation.oid &&

@@ -33,11 +33,13 @@ data::Schema PgChangeSchema(const RelationInfo& relation);
 /// `keys` names the key columns (the table's primary key); empty, the Relation message's key
 /// flags are taken, which REPLICA IDENTITY FULL sets on every column: kInvalidArgument then.
 /// `fill`, when given, is handed a copy of each update whose `K` tuple came with unchanged
-/// (TOASTed) cells, to fill those in before it is appended.
+/// (TOASTed) cells, to fill those in before it is appended. `tick`, when given, is called every
+/// 65,536 changes (a long transaction read back from disk keeps the server answered).
 using FillUnchanged = std::function<Status(PgChange* change)>;
 Status AppendPgChanges(const PgTransaction& transaction, const RelationInfo& relation,
                        const std::vector<std::string>& keys, const std::string& database,
-                       change::ChangeBatch* batch, const FillUnchanged& fill = nullptr);
+                       change::ChangeBatch* batch, const FillUnchanged& fill = nullptr,
+                       const std::function<Status()>& tick = nullptr);
 
 /// The initial copy's rows of `relation`, appended one at a time (no PgChange each): `r` rows
 /// at `_seq` (consistent point, 0, ordinal), as AppendPgChanges makes a snapshot's inserts.

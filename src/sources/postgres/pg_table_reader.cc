@@ -536,8 +536,17 @@ Result<bool> PgTableReader::AddTransaction(PgTransaction transaction,
       batch->rows.rows = data::RecordBatch(PgChangeSchema(*shape));
       batch_shape_ = shape->columns;
     }
-    CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(transaction, *shape, keys_, database_, &batch->rows,
-                                            [this](PgChange* c) { return FillMovedRow(c); }));
+    // A long transaction (read back from disk) keeps the slot's stream answered: the heartbeat
+    // cannot while Next holds the stream.
+    auto tick = [this]() -> Status {
+      if (stream_ == nullptr || NowMs() - last_status_ms_.load() < spec_.status_interval_ms) {
+        return Status::OK();
+      }
+      return SendStatus(false);
+    };
+    CDCLAKE_RETURN_IF_ERROR(AppendPgChanges(
+        transaction, *shape, keys_, database_, &batch->rows,
+        [this](PgChange* c) { return FillMovedRow(c); }, tick));
   }
   last_end_ = transaction.end_lsn;
   batch->end.lsn = last_end_;

@@ -45,27 +45,21 @@ Status Split(PgTransaction transaction, const TransactionAssembler& assembler,
     }
     return it->second;
   };
-  std::optional<uint32_t> only;  // the one table every change is of (the common case)
-  CDCLAKE_RETURN_IF_ERROR(transaction.changes.ForEach([&](const PgChange& c, size_t) {
-    if (c.kind == PgChange::Kind::kTruncate) {
-      only = c.truncated.size() == 1 && (!only || *only == c.truncated[0])
-                 ? std::optional<uint32_t>(c.truncated[0])
-                 : std::optional<uint32_t>(UINT32_MAX);
-      *kept += static_cast<int64_t>(c.truncated.size());
-    } else {
-      only = !only || *only == c.relation ? c.relation : UINT32_MAX;
-      ++*kept;
-    }
-    return Status::OK();
-  }));
-  if (only && *only != UINT32_MAX) {
-    // One table: the transaction is its part, changes (and any spilled file) moved, not copied.
-    part_of(*only).transaction.changes = std::move(transaction.changes);
+  if (transaction.changes.touched().size() == 1) {
+    // One table (the common case): the transaction is its part, its changes (those on disk
+    // too) moved, not copied.
+    *kept += static_cast<int64_t>(transaction.changes.size());
+    const uint32_t oid = *transaction.changes.touched().begin();
+    TablePart& part = part_of(oid);
+    part.transaction.changes = std::move(transaction.changes);
   } else {
     CDCLAKE_RETURN_IF_ERROR(transaction.changes.ForEach([&](const PgChange& c, size_t) {
-      if (c.kind != PgChange::Kind::kTruncate)
+      if (c.kind != PgChange::Kind::kTruncate) {
+        ++*kept;
         return part_of(c.relation).transaction.changes.Add(c);
+      }
       for (uint32_t oid : c.truncated) {
+        ++*kept;
         CDCLAKE_RETURN_IF_ERROR(part_of(oid).transaction.changes.Add(c));
       }
       return Status::OK();
@@ -162,7 +156,10 @@ Status SharedSlot::ReadStream() {
   CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<ReplicationStream> stream,
                            ReplicationStream::Start(std::move(replication), options));
   PgOutputDecoder decoder;
-  TransactionAssembler assembler(spec_.spill);
+  // One file for the pass: its transactions in progress and the tables' parts of them.
+  SpillOptions spill = spec_.spill;
+  spill.file = MakeSpillFile(spill.folder);
+  TransactionAssembler assembler(spill);
   Lsn received = confirmed;
   int64_t last_status_ms = NowMs();
   int64_t held = 0;
@@ -188,7 +185,7 @@ Status SharedSlot::ReadStream() {
       stream_end.Sending();
       if (!done || done->end_lsn <= confirmed) continue;
       const Lsn done_end = done->end_lsn;
-      CDCLAKE_RETURN_IF_ERROR(Split(std::move(*done), assembler, spec_.spill, &parts_, &held));
+      CDCLAKE_RETURN_IF_ERROR(Split(std::move(*done), assembler, spill, &parts_, &held));
       end_ = std::max(end_, done_end);
       if (held >= spec_.max_changes) {
         more_ = true;

@@ -79,6 +79,10 @@ const RelationInfo* TransactionAssembler::relation(uint32_t oid) const {
   return it == relations_.end() ? nullptr : it->second.get();
 }
 
+TransactionAssembler::TransactionAssembler(SpillOptions spill) : spill_(std::move(spill)) {
+  if (!spill_.file) spill_.file = MakeSpillFile(spill_.folder);
+}
+
 std::shared_ptr<const RelationInfo> TransactionAssembler::shared_relation(uint32_t oid) const {
   auto it = relations_.find(oid);
   return it == relations_.end() ? nullptr : it->second;
@@ -143,6 +147,7 @@ Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMes
           }
           done.end_lsn = m.end_lsn;
           done.commit_time_us = m.commit_time_us;
+          done.changes.ClearMarks();
           return Out(std::move(done));
         } else if constexpr (std::is_same_v<M, Relation>) {
           relations_[m.oid] = std::make_shared<const RelationInfo>(Describe(m));
@@ -171,6 +176,7 @@ Result<std::optional<PgTransaction>> TransactionAssembler::Add(const PgOutputMes
                              m.end_lsn, m.commit_time_us,
                              true,      std::move(it->second.changes)};
           streams_.erase(it);
+          done.changes.ClearMarks();
           return Out(std::move(done));
         } else if constexpr (std::is_same_v<M, StreamAbort>) {
           auto it = streams_.find(m.xid);

@@ -33,7 +33,8 @@ struct PgTransaction {
 class TransactionAssembler {
  public:
   /// `spill`: where and when a transaction's changes held before its commit go to disk.
-  explicit TransactionAssembler(SpillOptions spill = {}) : spill_(std::move(spill)) {}
+  /// The transactions' spools share one file (spill.file, made here when null).
+  explicit TransactionAssembler(SpillOptions spill = {});
 
   /// Takes the next message and the LSN of the frame it came in (XLogData::data_start). Returns
   /// the transaction a Commit or Stream Commit completes. A message out of place (a change

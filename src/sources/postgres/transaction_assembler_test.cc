@@ -22,13 +22,14 @@ struct Txn {
   Lsn commit_lsn = 0;
   Lsn end_lsn = 0;
   std::vector<PgChange> changes;
+  size_t spilled = 0;  // of them, on disk
 };
 
 Txn Look(const PgTransaction& t) {
   auto changes = t.changes.Collect();
   EXPECT_TRUE(changes.ok()) << changes.status().ToString();
-  return Txn{t.streamed, t.commit_lsn, t.end_lsn,
-             changes.ok() ? *changes : std::vector<PgChange>{}};
+  return Txn{t.streamed, t.commit_lsn, t.end_lsn, changes.ok() ? *changes : std::vector<PgChange>{},
+             t.changes.spilled()};
 }
 
 struct Assembled {
@@ -131,9 +132,13 @@ TEST(TransactionAssembler, StreamedTransactionWithARolledBackSavepoint) {
   // change is on disk when its abort comes, and the aborted transaction's too.
   auto folder = io::ScratchDir::Create();
   ASSERT_TRUE(folder.ok());
-  Assembled spilled = Assemble(**sp, "s_sp", kStreamed, SpillOptions{8192, folder->path()});
+  Assembled spilled =
+      Assemble(**sp, "s_sp", kStreamed, SpillOptions{8192, folder->path(), nullptr});
   ASSERT_EQ(spilled.transactions.size(), 2u);
   EXPECT_EQ(InsertedIds(spilled.transactions[0]), expected);
+  // Changes of about 100 bytes: fewer than 100 are in memory at any time, so the cut at the
+  // 3,001st change, which comes after 6,000, was made on disk.
+  EXPECT_GT(spilled.transactions[0].spilled, spilled.transactions[0].changes.size() - 100);
   ASSERT_EQ(spilled.transactions[0].changes.size(), big.changes.size());
   for (size_t i = 0; i < big.changes.size(); ++i) {
     const PgChange& x = big.changes[i];
