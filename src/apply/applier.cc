@@ -24,7 +24,6 @@
 #include "apply/optimize.h"
 #include "apply/phase_trace.h"
 #include "apply/quarantine.h"
-#include "apply/state_cache.h"
 #include "apply/target_layout.h"
 #include "apply/target_rows.h"
 #include "apply/timeline.h"
@@ -50,13 +49,6 @@ constexpr char kKeyPrefix = 'k';
 constexpr char kTombstonePrefix = 't';
 constexpr int64_t kDefaultTombstoneSeconds = 172800;
 constexpr int64_t kDefaultOptimizeInterval = 10;
-// Recently used key states kept decoded-ready in memory (in front of RocksDB).
-constexpr int64_t kStateCacheBytes = 64 << 20;
-
-// A key state's entry (not a tombstone-queue or engine-wide one).
-bool IsStateEntry(std::string_view entry) {
-  return !entry.empty() && entry[0] == kKeyPrefix;
-}
 
 std::string StateKey(std::string_view key) {
   std::string out(1, kKeyPrefix);
@@ -238,33 +230,6 @@ class ApplierImpl : public Applier {
   std::shared_ptr<const delta::Snapshot> snapshot_;
   TimelineSettings settings_;
   TargetLayout layout_;
-  StateCache cache_{kStateCacheBytes};
-  // What the last batch does to the cache, done when the next batch starts (SettleCache): a
-  // pipeline's applier lives for one flow's pass, so its last batch's states would otherwise
-  // be put into a cache that is freed unread (30-40 ms of a 100,000-event batch). Its index
-  // writes, whole: of `puts`, the key states from `from` on are erased below `first_put` and
-  // put from there; `deletes` are erased.
-  struct CacheChanges {
-    IndexWriteBatch writes;
-    size_t from = 0;
-    size_t first_put = 0;
-  };
-  CacheChanges cache_after_;
-
-  void SettleCache() {
-    auto& puts = cache_after_.writes.puts;
-    for (size_t i = cache_after_.from; i < puts.size(); ++i) {
-      auto& [entry, value] = puts[i];
-      if (!IsStateEntry(entry)) continue;
-      if (i < cache_after_.first_put) {
-        cache_.Erase(entry);
-      } else {
-        cache_.Put(entry, std::move(value));
-      }
-    }
-    for (const auto& entry : cache_after_.writes.deletes) cache_.Erase(entry);
-    cache_after_ = CacheChanges();
-  }
   FileDictionary files_;
   std::set<std::string> warned_undeclared_;  // source columns already reported as undeclared
   std::optional<std::string> max_seq_;       // the largest sequence applied (kMaxSequenceKey)
@@ -807,7 +772,6 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
         " while this one read from the position after batch " + std::to_string(*extras.txn_after) +
         "; this batch is not applied (it would apply input twice): run again");
   }
-  SettleCache();
   ApplyResult result;
   PhaseTrace trace;
   ApplyCounts& counts = result.counts;
@@ -868,10 +832,10 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   };
 
   // A load or a snapshot into an index that holds no state yet skips the look-ups (a million of
-  // them were 0.3-0.6 s of a 1M-row load): one seek tells. Nothing is then cached either, so no
-  // key's entry is built (another 0.4 s of a 1M-row load).
+  // them were 0.3-0.6 s of a 1M-row load): one seek tells. No key's entry is then built for a
+  // look-up either (another 0.4 s of a 1M-row load).
   bool any_state = true;
-  if (cache_.bytes() == 0 && rows.num_rows() > 0 && rows.num_rows() >= options_.bulk_from) {
+  if (rows.num_rows() > 0 && rows.num_rows() >= options_.bulk_from) {
     any_state = false;
     CDCLAKE_RETURN_IF_ERROR(
         index_->Scan(std::string(1, kKeyPrefix), [&any_state](std::string_view, std::string_view) {
@@ -1070,8 +1034,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   std::deque<KeyWork> works;  // a deque: pointers to its elements stay valid
   WorkLookup by_key;
   {
-    // Each distinct key's stored state: from the cache, else from the index.
-    // (Cached values are not evicted before the index write at the end of the batch.)
+    // Each distinct key's stored state, from the index.
     std::vector<std::optional<std::string_view>> found;
     std::vector<std::optional<std::string>> fetched;
     if (no_state) {
@@ -1079,26 +1042,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
         if (i == 0 || events[order[i]].key != events[order[i - 1]].key) found.emplace_back();
       }
     } else {
-      std::vector<std::string> misses;
-      std::vector<size_t> miss_slots;
+      std::vector<std::string> entries;
       for (size_t i = 0; i < order.size(); ++i) {
         if (i != 0 && events[order[i]].key == events[order[i - 1]].key) continue;
-        std::string entry = StateKey(events[order[i]].key);
-        if (const std::string* cached = cache_.Get(entry)) {
-          found.emplace_back(*cached);
-        } else {
-          found.emplace_back();
-          miss_slots.push_back(found.size() - 1);
-          misses.push_back(std::move(entry));
-        }
+        entries.push_back(StateKey(events[order[i]].key));
       }
-      if (any_state) {
-        CDCLAKE_RETURN_IF_ERROR(ParallelMultiGet(*index_, misses, &fetched));
-      } else {
-        fetched.resize(misses.size());
-      }
-      for (size_t m = 0; m < misses.size(); ++m) {
-        if (fetched[m]) found[miss_slots[m]] = std::string_view(*fetched[m]);
+      found.resize(entries.size());
+      CDCLAKE_RETURN_IF_ERROR(ParallelMultiGet(*index_, entries, &fetched));
+      for (size_t m = 0; m < entries.size(); ++m) {
+        if (fetched[m]) found[m] = std::string_view(*fetched[m]);
       }
     }
     trace.Mark("multiget");
@@ -1445,35 +1397,6 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   trace.Mark("index_write");
   max_seq_ = max_seq;
   sends_unchanged_ = sends_unchanged;
-  // The states written go to the cache when the next batch starts (cache_after_; not at all when
-  // the caller says none follows: 30-40 ms of a 100,000-event batch's process, and as long to
-  // free them at exit), but only the last ones that fit its budget: the earlier
-  // ones would be evicted by the later anyway (a load's million states went in and out one by
-  // one, 5% of its time), and their older values leave it.
-  size_t first_cached = index_batch.puts.size();
-  for (int64_t budget = cache_.capacity(); first_cached > 0; --first_cached) {
-    const auto& [entry, value] = index_batch.puts[first_cached - 1];
-    if (!IsStateEntry(entry)) continue;
-    budget -= StateCache::Cost(entry, value);
-    if (budget < 0) break;
-  }
-  // A batch writing more states than the cache holds into an empty cache (a load) leaves it
-  // empty: its states are in key order, so the cache would hold the last keys of the load, no
-  // likelier than others to come next, for 0.3 s of a 1M-row load's 5.4 (about 500,000 puts
-  // and as many look-ups of keys that are not there).
-  if (cache_.bytes() == 0 && first_cached > 0) first_cached = index_batch.puts.size();
-  if (extras.last_batch) {
-    cache_.Clear();
-  } else {
-    cache_after_.from = cache_.bytes() == 0 ? first_cached : 0;
-    cache_after_.first_put = first_cached;
-    // Nothing of a load's puts goes to the cache: they are freed here, not held until then.
-    if (cache_after_.from >= index_batch.puts.size()) {
-      std::vector<std::pair<std::string, std::string>>().swap(index_batch.puts);
-    }
-    cache_after_.writes = std::move(index_batch);
-  }
-  trace.Mark("cache");
   // The commit's own actions replayed onto the snapshot it was made from, not the whole log
   // (its checkpoint holds every file of the table) read again.
   CDCLAKE_ASSIGN_OR_RETURN(snapshot_, delta::Snapshot::LoadAfter(fs_, *snapshot_, version));
@@ -1491,8 +1414,6 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       CDCLAKE_ASSIGN_OR_RETURN(OptimizeResult compacted,
                                OptimizeTable(fs_, snapshot_, *index_, optimize));
       if (compacted.version) {
-        cache_.Clear();  // rows moved; the index has their new places
-        cache_after_ = CacheChanges();
         CDCLAKE_RETURN_IF_ERROR(files_.Load(*index_));
         result.optimize_version = compacted.version;
         CDCLAKE_ASSIGN_OR_RETURN(snapshot_,

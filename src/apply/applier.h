@@ -84,10 +84,6 @@ struct CommitExtras {
   /// Records an earlier run quarantined already, by QuarantineIdentity (apply/quarantine.h):
   /// for flows of named files, read whole each run. Counted as quarantined, not written again.
   std::shared_ptr<const std::set<std::string>> quarantined;
-  /// The caller applies no later batch with this applier (a `cdclake apply` run's last): the
-  /// batch's key states are not put into the state cache, which is emptied instead (it would be
-  /// freed unread). A later Apply is still right, only without cached states.
-  bool last_batch = false;
 };
 
 struct ApplyResult {

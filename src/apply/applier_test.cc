@@ -141,25 +141,23 @@ TEST_F(ApplierTest, Scd1UpsertsDeletesAndOlderEvents) {  // SEMANTICS §3
   EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2", "2,back"}));
 }
 
-// A batch marked last puts no state into the cache and empties it; an Apply after it anyway
-// reads the states from the index: no stale cached state brings an older row back.
-TEST_F(ApplierTest, ABatchMarkedLastLeavesNoStaleCachedState) {
+// One applier over several batches: each batch judges its events by the states the batch
+// before it wrote to the index, so no older row comes back.
+TEST_F(ApplierTest, LaterBatchesReadTheStatesEarlierOnesWrote) {  // SEMANTICS §2
   auto applier = Open(Flow(target_));
-  auto apply = [&](const std::vector<Row>& rows, bool last) {
-    CommitExtras extras;
-    extras.last_batch = last;
-    auto result = applier->Apply(Batch(rows), extras);
+  auto apply = [&](const std::vector<Row>& rows) {
+    auto result = applier->Apply(Batch(rows), CommitExtras{});
     EXPECT_TRUE(result.ok()) << result.status().ToString();
     return result.ok() ? result->counts : ApplyCounts{};
   };
-  apply({{1, "a", "U", 1}, {2, "b", "U", 1}}, false);  // both states cached
-  apply({{1, "a2", "U", 3}, {2, std::nullopt, "D", 3}}, true);
+  apply({{1, "a", "U", 1}, {2, "b", "U", 1}});
+  apply({{1, "a2", "U", 3}, {2, std::nullopt, "D", 3}});
   EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2"}));
   // Older than the last batch's events: discarded only if their states are the new ones.
-  ApplyCounts late = apply({{1, "old", "U", 2}, {2, "late", "U", 2}}, false);
+  ApplyCounts late = apply({{1, "old", "U", 2}, {2, "late", "U", 2}});
   EXPECT_EQ(late.discarded, 2);
   EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2"}));
-  apply({{2, "back", "U", 4}}, true);
+  apply({{2, "back", "U", 4}});
   EXPECT_EQ(TableRows(fs_, target_), (std::vector<std::string>{"1,a2", "2,back"}));
 }
 

@@ -169,9 +169,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   // The position after the run's last batch when that batch changed nothing (no commit records
   // it).
   std::optional<json::Json> unchanged_after;
-  // `last`: no batch follows in this run (its applier is then closed).
-  auto apply_batch = [&](const change::ChangeBatch& batch, const ReadPoint& end,
-                         bool last = false) -> Status {
+  auto apply_batch = [&](const change::ChangeBatch& batch, const ReadPoint& end) -> Status {
     Report(options.progress, "applying", "rows", 0, batch.rows.num_rows());
     CDCLAKE_ASSIGN_OR_RETURN(LedgerRef ledger,
                              tracker.Record(fs, files, end, pending.first_file_index()));
@@ -184,7 +182,6 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
     extras.operation_parameters = PositionParameters(flow.name, position);
     extras.quarantined_before = quarantined_before;
     extras.quarantined = quarantined;
-    extras.last_batch = last;
     auto result = applier->Apply(batch, extras);
     note_versions();
     if (!result.ok()) {
@@ -302,7 +299,7 @@ Status RunChangeFlow(io::FileSystem& fs, const apply::FlowDefinition& flow,
   }
   if (!pending.empty()) {
     change::ChangeBatch rest = pending.Take(0);
-    CDCLAKE_RETURN_IF_ERROR(apply_batch(rest, pending.last_taken(), /*last=*/true));
+    CDCLAKE_RETURN_IF_ERROR(apply_batch(rest, pending.last_taken()));
   }
   return finished();
 }
