@@ -39,6 +39,29 @@ std::string PythonDir() {
   return CDCLAKE_PYTHON_DIR;  // the source tree's python/, for a binary run from its build
 }
 
+// `fd` moved above 2 (see below), or -1 with errno set.
+int AboveStandardStreams(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  const int error = errno;
+  close(fd);
+  errno = error;
+  return moved;
+}
+
+// What `fd` holds from its current offset to its end.
+std::string ReadToEnd(int fd) {
+  std::string out;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool IsPythonPipeline(const std::string& path) {
@@ -83,20 +106,12 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
   // Both ends above 2: with this process's stdout closed, pipe() hands out fd 1, which the child's
   // dup2 onto stdout and close of the other end would undo.
   for (int& fd : out) {
-    if (fd > 2) continue;
-    const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    if (moved < 0) return Status::IoError("fcntl: " + std::string(std::strerror(errno)));
-    fd = moved;
+    fd = AboveStandardStreams(fd);
+    if (fd < 0) return Status::IoError("fcntl: " + std::string(std::strerror(errno)));
   }
   // The translator's stderr (its messages, a traceback) goes to a file of its own: a failure
   // carries it in its error, which reaches a caller that has no terminal (a notebook).
-  int err = memfd_create("cdclake-translate-stderr", MFD_CLOEXEC);
-  if (err >= 0 && err <= 2) {  // above 2 too, as the pipe's ends
-    const int moved = fcntl(err, F_DUPFD_CLOEXEC, 3);
-    close(err);
-    err = moved;
-  }
+  const int err = AboveStandardStreams(memfd_create("cdclake-translate-stderr", MFD_CLOEXEC));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
@@ -113,34 +128,24 @@ Result<std::string> TranslatePythonPipeline(const std::string& path,
     return Status::NotFound(path + ": cannot run python3 for a Python pipeline: " +
                             std::strerror(spawned) + " (install Debian's python3)");
   }
-  std::string sql;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = read(out[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    sql.append(buffer, static_cast<size_t>(n));
-  }
+  std::string sql = ReadToEnd(out[0]);
   close(out[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::string said;  // what the translator wrote on stderr
   if (err >= 0) {
-    for (off_t at = 0;;) {
-      const ssize_t n = pread(err, buffer, sizeof buffer, at);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      said.append(buffer, static_cast<size_t>(n));
-      at += n;
-    }
+    if (lseek(err, 0, SEEK_SET) == 0) said = ReadToEnd(err);
     close(err);
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     constexpr size_t kKept = 8192;  // a traceback's end says what went wrong
-    if (said.size() > kKept) said = "..." + said.substr(said.size() - kKept);
+    if (err < 0) {
+      said = "(its messages are above)";
+    } else if (said.size() > kKept) {
+      said = "..." + said.substr(said.size() - kKept);
+    }
     while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
-    if (err < 0) said = "(its messages are above)";
     if (said.empty()) {
       said = WIFEXITED(status) ? "python3 exited with " + std::to_string(WEXITSTATUS(status)) +
                                      " and said nothing"
