@@ -116,6 +116,17 @@ expected_users='userId,name,city
 out=$(py_run lake1 2>&1) || fail "users.py with the installed modules: $out"
 expect_eq "$("$bin" show lake1/default/users_current --format csv --order-by userId)" \
   "$expected_users" "users.py: "
+# The installed Python module runs it too, with the modules installed beside it (it finds them
+# from its own file, not from python3's).
+module_run() {  # module_run WAREHOUSE: users.py through the installed module
+  PYTHONPATH="$module_dir" python3 -c '
+import sys, cdclake
+cdclake.run("users.py", warehouse=sys.argv[1], vars={"landing": sys.argv[2]})
+' "$1" "$work/py/users/*.csv"
+}
+out=$(module_run lake5 2>&1) || fail "users.py through the installed module: $out"
+expect_eq "$("$bin" show lake5/default/users_current --format csv --order-by userId)" \
+  "$expected_users" "users.py through the installed module: "
 
 # The installed modules are the ones used: with the installed cdclake_pipeline moved aside, the
 # run fails for want of it, although the source tree's python/ (compiled into the binary as the
@@ -123,6 +134,10 @@ expect_eq "$("$bin" show lake1/default/users_current --format csv --order-by use
 mv "$python_dir/cdclake_pipeline" "$work/cdclake_pipeline.aside"
 if out=$(py_run lake2 2>&1); then fail "users.py ran without the installed cdclake_pipeline: $out"; fi
 expect_in "$out" "No module named 'cdclake_pipeline'" "without the installed module: "
+if out=$(module_run lake6 2>&1); then
+  fail "the module ran users.py without the installed cdclake_pipeline: $out"
+fi
+expect_in "$out" "No module named 'cdclake_pipeline'" "the module without the installed one: "
 [ ! -d lake2/default/users_current ] || fail "a failed translation wrote a table"
 
 # CDCLAKE_PYTHON_DIR comes before the installed modules.

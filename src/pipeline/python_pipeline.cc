@@ -1,6 +1,7 @@
 // Running python3 on a pipeline file and reading the SQL it prints.
 #include "pipeline/python_pipeline.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -22,19 +23,27 @@ extern char** environ;
 namespace cdclake::pipeline {
 namespace {
 
-// Where an installed binary's modules are: `<prefix>/bin/cdclake` beside
-// `<prefix>/share/cdclake/python` (cmake/install.cmake), the binary's links resolved first.
-constexpr std::string_view kInstalledPythonDir = "/../share/cdclake/python";
+// Where the installed modules are from the file holding this code (cmake/install.cmake): the
+// program `<prefix>/bin/cdclake`, or the Python module
+// `<prefix>/lib/python3/dist-packages/cdclake.*.so`, each with `<prefix>/share/cdclake/python`.
+constexpr std::string_view kInstalledPythonDirs[] = {"/../share/cdclake/python",
+                                                     "/../../../share/cdclake/python"};
 
 std::string PythonDir() {
   if (const char* dir = std::getenv("CDCLAKE_PYTHON_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
   }
-  const io::LocalFileSystem fs;
-  if (Result<std::string> exe = io::Canonical(fs, "/proc/self/exe"); exe.ok()) {
-    std::string dir =
-        io::LexicalNormal(exe->substr(0, exe->rfind('/')) + std::string(kInstalledPythonDir));
-    if (Result<bool> exists = fs.Exists(dir); exists.ok() && *exists) return dir;
+  // The file this code is in, not /proc/self/exe: in the Python module that is python3's.
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&PythonDir), &info) != 0 && info.dli_fname != nullptr) {
+    const io::LocalFileSystem fs;
+    if (Result<std::string> file = io::Canonical(fs, info.dli_fname); file.ok()) {
+      const std::string folder = file->substr(0, file->rfind('/'));
+      for (std::string_view installed : kInstalledPythonDirs) {
+        std::string dir = io::LexicalNormal(folder + std::string(installed));
+        if (Result<bool> exists = fs.Exists(dir); exists.ok() && *exists) return dir;
+      }
+    }
   }
   return CDCLAKE_PYTHON_DIR;  // the source tree's python/, for a binary run from its build
 }
