@@ -1034,25 +1034,18 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   std::deque<KeyWork> works;  // a deque: pointers to its elements stay valid
   WorkLookup by_key;
   {
-    // Each distinct key's stored state, from the index.
-    std::vector<std::optional<std::string_view>> found;
-    std::vector<std::optional<std::string>> fetched;
-    if (no_state) {
-      for (size_t i = 0; i < order.size(); ++i) {
-        if (i == 0 || events[order[i]].key != events[order[i - 1]].key) found.emplace_back();
-      }
-    } else {
-      std::vector<std::string> entries;
-      for (size_t i = 0; i < order.size(); ++i) {
-        if (i != 0 && events[order[i]].key == events[order[i - 1]].key) continue;
+    // Each distinct key's stored state, from the index (none when it holds no state).
+    std::vector<std::optional<std::string>> found;
+    std::vector<std::string> entries;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (i != 0 && events[order[i]].key == events[order[i - 1]].key) continue;
+      if (no_state) {
+        found.emplace_back();
+      } else {
         entries.push_back(StateKey(events[order[i]].key));
       }
-      found.resize(entries.size());
-      CDCLAKE_RETURN_IF_ERROR(ParallelMultiGet(*index_, entries, &fetched));
-      for (size_t m = 0; m < entries.size(); ++m) {
-        if (fetched[m]) found[m] = std::string_view(*fetched[m]);
-      }
     }
+    if (!no_state) CDCLAKE_RETURN_IF_ERROR(ParallelMultiGet(*index_, entries, &found));
     trace.Mark("multiget");
     // Each key's work, and where its events are in `order`.
     std::vector<size_t> ends;
