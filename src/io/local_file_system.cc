@@ -29,7 +29,10 @@ std::string ErrnoText(int err) {
   return std::error_code(err, std::generic_category()).message();
 }
 
-// "<what> <path>: <strerror>"; kNotFound for ENOENT, kIoError otherwise.
+}  // namespace
+
+namespace internal {
+
 Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
   std::string msg(what);
   msg += ' ';
@@ -39,6 +42,25 @@ Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
   if (err == ENOENT) return Status::NotFound(std::move(msg));
   return Status::IoError(std::move(msg));
 }
+
+Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), std::min(data.size(), kMaxIoChunk));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("write", path, errno);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::OK();
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::ErrnoStatus;
+using internal::WriteAll;
 
 // For look-ups a missing folder on the way (ENOTDIR) means the path is simply not there.
 Status LookupStatus(std::string_view what, const std::string& path, int err) {
@@ -102,18 +124,6 @@ std::string RandomHex() {
     v >>= 4;
   }
   return out;
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), std::min(data.size(), kMaxIoChunk));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("write", path, errno);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::OK();
 }
 
 Status SyncFd(int fd, const std::string& path) {
