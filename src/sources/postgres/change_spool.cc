@@ -1,45 +1,51 @@
 // ChangeSpool: changes beyond the memory budget are written, in the order they came, as records
-// of a private file (native byte order: only this process reads it), their shapes as indexes
-// into a table the file keeps in memory.
+// of a private unnamed file (little-endian: only this process reads it), their shapes as
+// indexes into a table the file keeps in memory.
 #include "sources/postgres/change_spool.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <mutex>
 #include <utility>
+
+#include "base/bytes.h"
+#include "io/unnamed_file.h"
 
 namespace cdclake::sources::postgres {
 
 class SpillFile {
  public:
-  explicit SpillFile(std::string folder) : folder_(std::move(folder)) {}
+  explicit SpillFile(std::string folder)
+      : folder_(std::move(folder)), name_("a spill file in " + folder_) {}
   SpillFile(const SpillFile&) = delete;
   SpillFile& operator=(const SpillFile&) = delete;
-  ~SpillFile() {
-    if (fd_ >= 0) ::close(fd_);
+
+  const std::string& Name() const { return name_; }
+
+  // Writes `bytes` at the end; returns where they begin. The file is made on the first write.
+  Result<int64_t> Append(std::string_view bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!file_) {
+      CDCLAKE_ASSIGN_OR_RETURN(file_, io::UnnamedFile::Create(folder_));
+    }
+    return file_->Append(bytes);
   }
 
-  std::string Name() const { return "a spill file in " + folder_; }
-  int fd() const { return fd_; }
-
-  // Writes `bytes` at the end; returns where they begin. The file is opened on the first write.
-  Result<int64_t> Append(const std::string& bytes);
-
-  // Before a spool that holds nothing in the file starts to: when no spool holds changes in it
-  // (`holders`), its space and its shapes are taken back.
-  void ReclaimIfUnheld() {
+  Status ReadAt(int64_t offset, size_t length, char* out) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (holders.load() != 0 || end_ == 0) return;
-    if (fd_ >= 0 && ::ftruncate(fd_, 0) != 0) return;
-    end_ = 0;
+    if (!file_) return Status::Corrupt(name_ + ": read before anything was written");
+    return file_->ReadAt(offset, length, out);
+  }
+
+  // A spool (or a copy of one) holds changes in the file from Hold to Release; when the last
+  // lets go, the file's space and its shapes are taken back.
+  void Hold() { holders_.fetch_add(1); }
+  void Release() {
+    if (holders_.fetch_sub(1) != 1) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (holders_.load() != 0) return;  // another spool started to spill meanwhile
+    if (file_ && file_->size() > 0 && !file_->Truncate(0).ok()) return;
     shapes_.clear();
   }
 
@@ -58,13 +64,12 @@ class SpillFile {
     return index < shapes_.size() ? shapes_[index] : nullptr;
   }
 
-  std::atomic<int64_t> holders{0};  // spools (and copies) with segments in the file
-
  private:
   std::string folder_;
+  std::string name_;
   std::mutex mutex_;
-  int fd_ = -1;
-  int64_t end_ = 0;
+  std::unique_ptr<io::UnnamedFile> file_;
+  std::atomic<int64_t> holders_{0};
   std::vector<std::shared_ptr<const RelationInfo>> shapes_;
 };
 
@@ -75,10 +80,6 @@ constexpr size_t kChunk = size_t{1} << 20;
 std::string DefaultSpillFolder() {
   const char* tmp = std::getenv("TMPDIR");
   return tmp != nullptr && *tmp != '\0' ? tmp : "/var/tmp";
-}
-
-Status ErrnoStatus(const std::string& what, int err) {
-  return Status::IoError(what + ": " + std::strerror(err));
 }
 
 // About what a change holds in memory: its cells' bytes and the containers around them.
@@ -94,65 +95,38 @@ int64_t MemoryOf(const PgChange& c) {
   return bytes + static_cast<int64_t>(c.truncated.size() * sizeof(uint32_t));
 }
 
-template <typename T>
-void Put(std::string* out, T value) {
-  out->append(reinterpret_cast<const char*>(&value), sizeof(T));
-}
-
 void PutTuple(std::string* out, const OwnedTuple& t) {
-  Put<uint32_t>(out, static_cast<uint32_t>(t.kinds.size()));
-  for (TupleCell::Kind k : t.kinds) Put<uint8_t>(out, static_cast<uint8_t>(k));
+  AppendLE<uint32_t>(out, static_cast<uint32_t>(t.kinds.size()));
+  for (TupleCell::Kind k : t.kinds) AppendLE<uint8_t>(out, static_cast<uint8_t>(k));
   for (size_t i = 0; i < t.kinds.size(); ++i) {
-    const std::string empty;
-    const std::string& v = i < t.values.size() ? t.values[i] : empty;
-    Put<uint32_t>(out, static_cast<uint32_t>(v.size()));
+    const std::string_view v = i < t.values.size() ? std::string_view(t.values[i]) : "";
+    AppendLE<uint32_t>(out, static_cast<uint32_t>(v.size()));
     out->append(v);
   }
 }
 
-// Reads the file's records back in order through a buffer that grows to hold the largest one.
+// Reads a file's records back in order, stretch by stretch, through a buffer that grows to hold
+// the largest one.
 class RecordReader {
  public:
-  RecordReader(int fd, int64_t begin, int64_t end, std::string name)
-      : fd_(fd), end_(end), name_(std::move(name)), offset_(begin) {}
+  explicit RecordReader(SpillFile& file) : file_(file) {}
 
+  // Reads the stretch [begin, end) next.
+  void Start(int64_t begin, int64_t end) {
+    offset_ = begin;
+    end_ = end;
+    buffer_.clear();
+    pos_ = 0;
+  }
   // Where the next record starts.
   int64_t Position() const { return offset_ - static_cast<int64_t>(buffer_.size() - pos_); }
-
-  // Makes `n` more bytes readable at pos_.
-  Status Need(size_t n) {
-    if (buffer_.size() - pos_ >= n) return Status::OK();
-    buffer_.erase(0, pos_);
-    pos_ = 0;
-    while (buffer_.size() < n) {
-      const int64_t left = end_ - offset_;
-      if (left <= 0) return Status::Corrupt(name_ + ": a record ends past the end of the file");
-      const size_t want = std::min(std::max(n - buffer_.size(), kChunk), static_cast<size_t>(left));
-      const size_t at = buffer_.size();
-      buffer_.resize(at + want);
-      const ssize_t got = ::pread(fd_, buffer_.data() + at, want, offset_);
-      if (got < 0) return ErrnoStatus("read " + name_, errno);
-      if (got == 0) return Status::Corrupt(name_ + ": shorter than was written");
-      buffer_.resize(at + static_cast<size_t>(got));
-      offset_ += got;
-    }
-    return Status::OK();
-  }
 
   template <typename T>
   Result<T> Get() {
     CDCLAKE_RETURN_IF_ERROR(Need(sizeof(T)));
-    T value;
-    std::memcpy(&value, buffer_.data() + pos_, sizeof(T));
+    const T value = LoadLE<T>(buffer_.data() + pos_);
     pos_ += sizeof(T);
     return value;
-  }
-
-  Status GetBytes(size_t n, std::string* into) {
-    CDCLAKE_RETURN_IF_ERROR(Need(n));
-    into->assign(buffer_.data() + pos_, n);
-    pos_ += n;
-    return Status::OK();
   }
 
   Status GetTuple(OwnedTuple* t) {
@@ -165,71 +139,57 @@ class RecordReader {
     }
     for (uint32_t i = 0; i < n; ++i) {
       CDCLAKE_ASSIGN_OR_RETURN(const uint32_t size, Get<uint32_t>());
-      CDCLAKE_RETURN_IF_ERROR(GetBytes(size, &t->values[i]));
+      CDCLAKE_RETURN_IF_ERROR(Need(size));
+      t->values[i].assign(buffer_.data() + pos_, size);
+      pos_ += size;
     }
     return Status::OK();
   }
 
  private:
-  int fd_;
-  int64_t end_;
-  std::string name_;
-  int64_t offset_;
+  // Makes `n` more bytes readable at pos_.
+  Status Need(size_t n) {
+    if (buffer_.size() - pos_ >= n) return Status::OK();
+    buffer_.erase(0, pos_);
+    pos_ = 0;
+    const int64_t left = end_ - offset_;
+    if (static_cast<int64_t>(n - buffer_.size()) > left) {
+      return Status::Corrupt(file_.Name() + ": a record ends past the end of its stretch");
+    }
+    const size_t want = std::min(std::max(n - buffer_.size(), kChunk), static_cast<size_t>(left));
+    const size_t at = buffer_.size();
+    buffer_.resize(at + want);
+    CDCLAKE_RETURN_IF_ERROR(file_.ReadAt(offset_, want, buffer_.data() + at));
+    offset_ += static_cast<int64_t>(want);
+    return Status::OK();
+  }
+
+  SpillFile& file_;
+  int64_t offset_ = 0;
+  int64_t end_ = 0;
   std::string buffer_;
   size_t pos_ = 0;
 };
 
-Result<int> OpenUnnamed(const std::string& folder) {
-  std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
-  if (ec) return Status::IoError("create " + folder + " for spilled changes: " + ec.message());
-  int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-  // No O_TMPFILE here: a named file, unlinked at once.
-  std::string path = folder + "/.cdclake-spill-XXXXXX";
-  fd = ::mkostemp(path.data(), O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("create a spill file in " + folder, errno);
-  ::unlink(path.c_str());
-  return fd;
-}
-
 }  // namespace
-
-Result<int64_t> SpillFile::Append(const std::string& bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (fd_ < 0) {
-    CDCLAKE_ASSIGN_OR_RETURN(fd_, OpenUnnamed(folder_));
-  }
-  const int64_t at = end_;
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n =
-        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, at + static_cast<int64_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoStatus("write " + Name(), errno);
-    done += static_cast<size_t>(n);
-  }
-  end_ += static_cast<int64_t>(bytes.size());
-  return at;
-}
 
 std::shared_ptr<SpillFile> MakeSpillFile(std::string folder) {
   return std::make_shared<SpillFile>(folder.empty() ? DefaultSpillFolder() : std::move(folder));
 }
 
 ChangeSpool::Hold::Hold(std::shared_ptr<SpillFile> file) : file_(std::move(file)) {
-  if (file_) ++file_->holders;
+  if (file_) file_->Hold();
 }
 
 ChangeSpool::Hold::Hold(const Hold& other) : file_(other.file_) {
-  if (file_) ++file_->holders;
+  if (file_) file_->Hold();
 }
 
 ChangeSpool::Hold& ChangeSpool::Hold::operator=(const Hold& other) {
   if (this != &other) {
     Release();
     file_ = other.file_;
-    if (file_) ++file_->holders;
+    if (file_) file_->Hold();
   }
   return *this;
 }
@@ -248,14 +208,12 @@ ChangeSpool::Hold::~Hold() {
 }
 
 void ChangeSpool::Hold::Release() {
-  if (file_) --file_->holders;
+  if (file_) file_->Release();
   file_.reset();
 }
 
 ChangeSpool::ChangeSpool(const SpillOptions& options)
-    : memory_budget_(options.memory_bytes),
-      folder_(options.folder.empty() ? DefaultSpillFolder() : options.folder),
-      shared_file_(options.file) {}
+    : memory_budget_(options.memory_bytes), folder_(options.folder), shared_file_(options.file) {}
 
 ChangeSpool::ChangeSpool(ChangeSpool&& other) noexcept {
   *this = std::move(other);
@@ -302,7 +260,6 @@ Status ChangeSpool::Spill() {
   if (!hold_.get()) {
     std::shared_ptr<SpillFile> file = shared_file_.lock();
     if (!file) file = MakeSpillFile(folder_);  // a file of its own
-    file->ReclaimIfUnheld();
     hold_ = Hold(std::move(file));
   }
   SpillFile& file = *hold_.get();
@@ -326,20 +283,26 @@ Status ChangeSpool::Spill() {
     out.clear();
     return Status::OK();
   };
+  const RelationInfo* last_shape = nullptr;  // the shape of the change before, and its index
+  uint32_t last_shape_index = UINT32_MAX;
   for (size_t i = 0; i < memory_.size(); ++i) {
     if (mark < marks_.size() && marks_[mark].first == spilled_ + i)
       placed.emplace_back(mark++, out.size());
     const PgChange& c = memory_[i];
-    Put<uint8_t>(&out, static_cast<uint8_t>(c.kind));
-    Put<uint32_t>(&out, c.relation);
-    Put<uint32_t>(&out, file.ShapeIndex(c.shape));
-    Put<uint64_t>(&out, c.lsn);
-    Put<char>(&out, c.old_kind);
+    if (c.shape.get() != last_shape) {
+      last_shape = c.shape.get();
+      last_shape_index = file.ShapeIndex(c.shape);
+    }
+    AppendLE<uint8_t>(&out, static_cast<uint8_t>(c.kind));
+    AppendLE<uint32_t>(&out, c.relation);
+    AppendLE<uint32_t>(&out, last_shape_index);
+    AppendLE<uint64_t>(&out, c.lsn);
+    AppendLE<char>(&out, c.old_kind);
     PutTuple(&out, c.old_tuple);
     PutTuple(&out, c.new_tuple);
-    Put<uint32_t>(&out, static_cast<uint32_t>(c.truncated.size()));
-    for (uint32_t oid : c.truncated) Put<uint32_t>(&out, oid);
-    Put<uint8_t>(&out, c.truncate_options);
+    AppendLE<uint32_t>(&out, static_cast<uint32_t>(c.truncated.size()));
+    for (uint32_t oid : c.truncated) AppendLE<uint32_t>(&out, oid);
+    AppendLE<uint8_t>(&out, c.truncate_options);
     if (out.size() >= kChunk) CDCLAKE_RETURN_IF_ERROR(flush());
   }
   CDCLAKE_RETURN_IF_ERROR(flush());
@@ -374,47 +337,67 @@ Status ChangeSpool::TruncateTo(size_t count) {
   return Status::OK();
 }
 
-Status ChangeSpool::ForEach(
-    const std::function<Status(const PgChange& change, size_t index)>& visit) const {
+Status ChangeSpool::ReadSpilled(
+    const std::function<Status(PgChange& change, size_t index)>& visit) const {
+  if (spilled_ == 0) return Status::OK();
+  SpillFile& file = *hold_.get();
+  RecordReader reader(file);
+  PgChange c;
   size_t i = 0;
-  if (spilled_ > 0) {
-    SpillFile& file = *hold_.get();
-    PgChange c;
-    for (const Segment& segment : segments_) {
-      RecordReader reader(file.fd(), segment.begin, segment.end, file.Name());
-      while (reader.Position() < segment.end && i < spilled_) {
-        CDCLAKE_ASSIGN_OR_RETURN(const uint8_t kind, reader.Get<uint8_t>());
-        if (kind > static_cast<uint8_t>(PgChange::Kind::kTruncate)) {
-          return Status::Corrupt(file.Name() + ": a change of an unknown kind");
-        }
-        c.kind = static_cast<PgChange::Kind>(kind);
-        CDCLAKE_ASSIGN_OR_RETURN(c.relation, reader.Get<uint32_t>());
-        CDCLAKE_ASSIGN_OR_RETURN(const uint32_t shape, reader.Get<uint32_t>());
-        c.shape = shape == UINT32_MAX ? nullptr : file.Shape(shape);
-        if (shape != UINT32_MAX && !c.shape) {
-          return Status::Corrupt(file.Name() + ": a change of an unknown shape");
-        }
-        CDCLAKE_ASSIGN_OR_RETURN(c.lsn, reader.Get<uint64_t>());
-        CDCLAKE_ASSIGN_OR_RETURN(c.old_kind, reader.Get<char>());
-        CDCLAKE_RETURN_IF_ERROR(reader.GetTuple(&c.old_tuple));
-        CDCLAKE_RETURN_IF_ERROR(reader.GetTuple(&c.new_tuple));
-        CDCLAKE_ASSIGN_OR_RETURN(const uint32_t truncated, reader.Get<uint32_t>());
-        c.truncated.resize(truncated);
-        for (uint32_t& oid : c.truncated) {
-          CDCLAKE_ASSIGN_OR_RETURN(oid, reader.Get<uint32_t>());
-        }
-        CDCLAKE_ASSIGN_OR_RETURN(c.truncate_options, reader.Get<uint8_t>());
-        CDCLAKE_RETURN_IF_ERROR(visit(c, i++));
+  for (const Segment& segment : segments_) {
+    reader.Start(segment.begin, segment.end);
+    while (reader.Position() < segment.end && i < spilled_) {
+      CDCLAKE_ASSIGN_OR_RETURN(const uint8_t kind, reader.Get<uint8_t>());
+      if (kind > static_cast<uint8_t>(PgChange::Kind::kTruncate)) {
+        return Status::Corrupt(file.Name() + ": a change of an unknown kind");
       }
-    }
-    if (i != spilled_) {
-      return Status::Corrupt(file.Name() + ": " + std::to_string(i) + " changes read back of " +
-                             std::to_string(spilled_) + " written");
+      c.kind = static_cast<PgChange::Kind>(kind);
+      CDCLAKE_ASSIGN_OR_RETURN(c.relation, reader.Get<uint32_t>());
+      CDCLAKE_ASSIGN_OR_RETURN(const uint32_t shape, reader.Get<uint32_t>());
+      c.shape = shape == UINT32_MAX ? nullptr : file.Shape(shape);
+      if (shape != UINT32_MAX && !c.shape) {
+        return Status::Corrupt(file.Name() + ": a change of an unknown shape");
+      }
+      CDCLAKE_ASSIGN_OR_RETURN(c.lsn, reader.Get<uint64_t>());
+      CDCLAKE_ASSIGN_OR_RETURN(c.old_kind, reader.Get<char>());
+      CDCLAKE_RETURN_IF_ERROR(reader.GetTuple(&c.old_tuple));
+      CDCLAKE_RETURN_IF_ERROR(reader.GetTuple(&c.new_tuple));
+      CDCLAKE_ASSIGN_OR_RETURN(const uint32_t truncated, reader.Get<uint32_t>());
+      c.truncated.resize(truncated);
+      for (uint32_t& oid : c.truncated) {
+        CDCLAKE_ASSIGN_OR_RETURN(oid, reader.Get<uint32_t>());
+      }
+      CDCLAKE_ASSIGN_OR_RETURN(c.truncate_options, reader.Get<uint8_t>());
+      CDCLAKE_RETURN_IF_ERROR(visit(c, i++));
     }
   }
+  if (i != spilled_) {
+    return Status::Corrupt(file.Name() + ": " + std::to_string(i) + " changes read back of " +
+                           std::to_string(spilled_) + " written");
+  }
+  return Status::OK();
+}
+
+Status ChangeSpool::ForEach(
+    const std::function<Status(const PgChange& change, size_t index)>& visit) const {
+  CDCLAKE_RETURN_IF_ERROR(
+      ReadSpilled([&](PgChange& change, size_t index) { return visit(change, index); }));
   for (size_t m = 0; m < memory_.size(); ++m) {
     CDCLAKE_RETURN_IF_ERROR(visit(memory_[m], spilled_ + m));
   }
+  return Status::OK();
+}
+
+Status ChangeSpool::Drain(const std::function<Status(PgChange&& change)>& take) {
+  CDCLAKE_RETURN_IF_ERROR(
+      ReadSpilled([&](PgChange& change, size_t) { return take(std::move(change)); }));
+  for (PgChange& change : memory_) CDCLAKE_RETURN_IF_ERROR(take(std::move(change)));
+  segments_.clear();
+  spilled_ = 0;
+  hold_ = Hold();
+  memory_.clear();
+  memory_bytes_ = 0;
+  marks_.clear();
   return Status::OK();
 }
 

@@ -104,6 +104,9 @@ class ChangeSpool {
   /// read back from the file are decoded into one change object in turn (valid during the
   /// call only); a read error or a damaged record is kIoError / kCorrupt naming the file.
   Status ForEach(const std::function<Status(const PgChange& change, size_t index)>& visit) const;
+  /// Hands each change in order to `take`, to keep (the changes in memory moved, those on disk
+  /// read back), then empties the spool. Stops at the first error.
+  Status Drain(const std::function<Status(PgChange&& change)>& take);
   /// Every change, in memory (tests, and small transactions).
   Result<std::vector<PgChange>> Collect() const;
 
@@ -134,13 +137,14 @@ class ChangeSpool {
     Hold& operator=(Hold&& other) noexcept;
     ~Hold();
     SpillFile* get() const { return file_.get(); }
-    const std::shared_ptr<SpillFile>& shared() const { return file_; }
 
    private:
     void Release();
     std::shared_ptr<SpillFile> file_;
   };
   Status Spill();
+  /// ForEach over the changes on disk, each decoded into one object in turn.
+  Status ReadSpilled(const std::function<Status(PgChange& change, size_t index)>& visit) const;
 
   int64_t memory_budget_ = int64_t{64} << 20;
   std::string folder_;

@@ -45,7 +45,7 @@ Status Split(PgTransaction transaction, const TransactionAssembler& assembler,
     }
     return it->second;
   };
-  if (transaction.changes.touched().size() == 1) {
+  if (transaction.changes.touched().size() == 1 && !transaction.changes.empty()) {
     // One table (the common case): the transaction is its part, its changes (those on disk
     // too) moved, not copied.
     *kept += static_cast<int64_t>(transaction.changes.size());
@@ -53,16 +53,17 @@ Status Split(PgTransaction transaction, const TransactionAssembler& assembler,
     TablePart& part = part_of(oid);
     part.transaction.changes = std::move(transaction.changes);
   } else {
-    CDCLAKE_RETURN_IF_ERROR(transaction.changes.ForEach([&](const PgChange& c, size_t) {
-      if (c.kind != PgChange::Kind::kTruncate) {
-        ++*kept;
-        return part_of(c.relation).transaction.changes.Add(c);
+    CDCLAKE_RETURN_IF_ERROR(transaction.changes.Drain([&](PgChange&& c) {
+      if (c.kind == PgChange::Kind::kTruncate) {
+        for (uint32_t oid : c.truncated) {
+          ++*kept;
+          CDCLAKE_RETURN_IF_ERROR(part_of(oid).transaction.changes.Add(c));
+        }
+        return Status::OK();
       }
-      for (uint32_t oid : c.truncated) {
-        ++*kept;
-        CDCLAKE_RETURN_IF_ERROR(part_of(oid).transaction.changes.Add(c));
-      }
-      return Status::OK();
+      ++*kept;
+      TablePart& part = part_of(c.relation);
+      return part.transaction.changes.Add(std::move(c));
     }));
   }
   for (auto& [oid, part] : by_table) {
