@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -12,6 +13,7 @@
 
 #include "base/strings.h"
 #include "delta/partition_value.h"
+#include "io/file_system.h"
 #include "pipeline/bronze_columns.h"
 #include "sql/lexer.h"
 #include "sql/schema_ddl.h"
@@ -50,6 +52,17 @@ std::string Unquoted(std::string value) {
     return value.substr(1, value.size() - 2);
   }
   return value;
+}
+
+// A string or number argument holding a whole number in [min, max]; nullopt otherwise.
+std::optional<int64_t> WholeNumberArgument(const sql::NamedArgument& arg, int64_t min,
+                                           int64_t max) {
+  if (arg.kind == sql::NamedArgument::Kind::kBoolean) return std::nullopt;
+  int64_t n = 0;
+  const char* last = arg.value.data() + arg.value.size();
+  auto [end, ec] = std::from_chars(arg.value.data(), last, n);
+  if (ec != std::errc() || end != last || n < min || n > max) return std::nullopt;
+  return n;
 }
 
 // "10 seconds", "1 minute", "500 milliseconds", "2 hours", "1s" -> milliseconds.
@@ -94,7 +107,7 @@ class Planner {
     for (FlowPlan& f : plan_.flows) {
       // A large transaction's changes wait for its commit beside the table they go to.
       if (f.source.kind != SourcePlan::Kind::kPostgres) continue;
-      f.source.postgres.spill.folder = f.target_folder + "/_cdclake/spill";
+      f.source.postgres.spill.folder = io::JoinPath(f.target_folder, "_cdclake/spill");
     }
     return std::move(plan_);
   }
@@ -243,15 +256,13 @@ class Planner {
     for (const sql::NamedArgument& arg : ref.options) {
       const std::string key = ToLower(arg.name);
       if (key == "spill_mb") {
-        int64_t mb = 0;
-        auto [end, ec] = std::from_chars(arg.value.data(), arg.value.data() + arg.value.size(), mb);
-        if (arg.kind == sql::NamedArgument::Kind::kBoolean || ec != std::errc() ||
-            end != arg.value.data() + arg.value.size() || mb < 0 || mb > (int64_t{1} << 30)) {
+        const std::optional<int64_t> mb = WholeNumberArgument(arg, 0, int64_t{1} << 30);
+        if (!mb) {
           return ErrorAt(arg.position,
                          "read_postgres spill_mb must be a whole number of megabytes (0 or "
                          "more): the changes a transaction holds in memory before its commit");
         }
-        spec.spill.memory_bytes = mb << 20;
+        spec.spill.memory_bytes = *mb << 20;
         continue;
       }
       std::string* into = key == "connection"    ? &spec.connection
@@ -336,18 +347,17 @@ class Planner {
         }
         spec.fail_on_data_loss = v == "true";
       } else if (key == "maxoffsetspertrigger") {
-        int64_t n = 0;
-        if (arg.kind != sql::NamedArgument::Kind::kString &&
-            arg.kind != sql::NamedArgument::Kind::kNumber) {
+        if (arg.kind == sql::NamedArgument::Kind::kBoolean) {
           return ErrorAt(arg.position, "read_kafka maxOffsetsPerTrigger must be a number");
         }
-        auto [end, ec] = std::from_chars(arg.value.data(), arg.value.data() + arg.value.size(), n);
-        if (ec != std::errc() || end != arg.value.data() + arg.value.size() || n <= 0) {
+        const std::optional<int64_t> n =
+            WholeNumberArgument(arg, 1, std::numeric_limits<int64_t>::max());
+        if (!n) {
           return ErrorAt(arg.position,
                          "read_kafka maxOffsetsPerTrigger must be a whole number "
                          "above 0");
         }
-        spec.max_offsets_per_trigger = n;
+        spec.max_offsets_per_trigger = *n;
       } else if (key == "schema") {
         CDCLAKE_ASSIGN_OR_RETURN(std::string ddl, string_value());
         auto schema = sql::ParseSchemaDdl(ddl);

@@ -21,10 +21,10 @@ PostgresSlots::PostgresSlots(const PipelinePlan& plan, int64_t max_changes) {
       pubs.push_back(pg.publication);
     }
     // The first flow's table keeps the files; the smallest budget of the slot's flows holds.
-    if (g.flows.empty() || pg.spill.memory_bytes < g.spec.spill.memory_bytes) {
-      const std::string folder = g.flows.empty() ? pg.spill.folder : g.spec.spill.folder;
+    if (g.flows.empty()) {
       g.spec.spill = pg.spill;
-      g.spec.spill.folder = folder;
+    } else {
+      g.spec.spill.memory_bytes = std::min(g.spec.spill.memory_bytes, pg.spill.memory_bytes);
     }
     g.flows.push_back(flow.name);
     g.spec.readers = static_cast<int>(g.flows.size());

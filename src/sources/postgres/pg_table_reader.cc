@@ -476,12 +476,10 @@ Status PgTableReader::SendStatus(bool reply_requested) {
 
 Status PgTableReader::FillMovedRow(PgChange* moved) {
   PgChange& change = *moved;
-  // A 'K' tuple comes with an update only when the key changed (REPLICA IDENTITY DEFAULT or
-  // INDEX): a TOASTed value it left unchanged belongs to the old key's row, which is gone.
-  if (change.kind != PgChange::Kind::kUpdate || change.old_kind != 'K' ||
-      change.relation != catalog_.oid || !change.shape) {
-    return Status::OK();
-  }
+  // AppendPgChanges hands over this table's updates with a 'K' tuple and unchanged cells. A 'K'
+  // tuple comes with an update only when the key changed (REPLICA IDENTITY DEFAULT or INDEX): a
+  // TOASTed value it left unchanged belongs to the old key's row, which is gone.
+  if (!change.shape) return Status::OK();
   const RelationInfo& shape = *change.shape;
   OwnedTuple& tuple = change.new_tuple;
   std::string wanted;
