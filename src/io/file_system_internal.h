@@ -12,9 +12,6 @@ namespace cdclake::io::internal {
 /// "<what> <path>: <strerror>"; kNotFound for ENOENT, kIoError otherwise.
 Status ErrnoStatus(std::string_view what, const std::string& path, int err);
 
-/// Writes all of `data` at the descriptor's offset (retrying short writes and EINTR).
-Status WriteAll(int fd, std::string_view data, const std::string& path);
-
 /// The kCorrupt every RandomAccessFile returns for a read past the end of its file.
 inline Status ReadPastEnd(const std::string& path, uint64_t offset, uint64_t length,
                           uint64_t size) {

@@ -1,5 +1,6 @@
 // LocalFileSystem over POSIX: positioned reads, buffered writes to a temporary file published by
-// rename(2) or link(2), folder listing and creation. The only place cdclake touches real files.
+// rename(2) or link(2), folder listing and creation. With unnamed_file.cc, the only place
+// cdclake touches real files.
 #include "io/local_file_system.h"
 
 #include <dirent.h>
@@ -43,6 +44,12 @@ Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
   return Status::IoError(std::move(msg));
 }
 
+}  // namespace internal
+
+namespace {
+
+using internal::ErrnoStatus;
+
 Status WriteAll(int fd, std::string_view data, const std::string& path) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), std::min(data.size(), kMaxIoChunk));
@@ -54,13 +61,6 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   }
   return Status::OK();
 }
-
-}  // namespace internal
-
-namespace {
-
-using internal::ErrnoStatus;
-using internal::WriteAll;
 
 // For look-ups a missing folder on the way (ENOTDIR) means the path is simply not there.
 Status LookupStatus(std::string_view what, const std::string& path, int err) {

@@ -1,4 +1,5 @@
-// UnnamedFile over POSIX: opened with O_APPEND, so a write after a cut lands at the new end.
+// UnnamedFile over POSIX: writes are positioned at the end it keeps, so bytes a failed write
+// left behind are written over, not read back as records.
 #include "io/unnamed_file.h"
 
 #include <fcntl.h>
@@ -10,17 +11,27 @@
 #include "io/local_file_system.h"
 
 namespace cdclake::io {
+namespace {
 
-Result<std::unique_ptr<UnnamedFile>> UnnamedFile::Create(const std::string& folder) {
-  std::string name = "an unnamed file in " + folder;
+// Every failure of this file is kIoError, ENOENT too (the folder went away under it).
+Status IoFailure(std::string_view what, const std::string& name, int err) {
+  return Status::IoError(internal::ErrnoStatus(what, name, err).message());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<UnnamedFile>> UnnamedFile::Create(const std::string& folder,
+                                                         std::string_view what) {
+  std::string name = std::string(what) + " in " + folder;
+  if (folder.empty()) return Status::InvalidArgument(std::string(what) + ": no folder given");
   Status made = LocalFileSystem().CreateDirs(folder);
-  if (!made.ok()) return made.WithContext(name);
-  int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC, 0600);
+  if (!made.ok()) return Status::IoError(name + ": " + made.message());
+  int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) {
     // No O_TMPFILE here: a named file, unlinked at once.
     std::string path = folder + "/.cdclake-unnamed-XXXXXX";
-    fd = ::mkostemp(path.data(), O_APPEND | O_CLOEXEC);
-    if (fd < 0) return internal::ErrnoStatus("create", name, errno);
+    fd = ::mkostemp(path.data(), O_CLOEXEC);
+    if (fd < 0) return IoFailure("create", name, errno);
     ::unlink(path.c_str());
   }
   return std::unique_ptr<UnnamedFile>(new UnnamedFile(fd, std::move(name)));
@@ -31,27 +42,32 @@ UnnamedFile::~UnnamedFile() {
 }
 
 Result<int64_t> UnnamedFile::Append(std::string_view bytes) {
-  const int64_t at = size_;
-  Status written = internal::WriteAll(fd_, bytes, name_);
-  if (!written.ok()) {
-    // What a failed write left past the end is cut, so the next append starts at `at`.
-    (void)Truncate(at);
-    return written;
+  const int64_t at = size_.load();
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                               static_cast<off_t>(at + static_cast<int64_t>(done)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoFailure("write", name_, errno);
+    done += static_cast<size_t>(n);
   }
-  size_ += static_cast<int64_t>(bytes.size());
+  size_.store(at + static_cast<int64_t>(bytes.size()));
   return at;
 }
 
 Status UnnamedFile::ReadAt(int64_t offset, size_t length, char* out) const {
-  if (offset < 0 || offset > size_ || static_cast<int64_t>(length) > size_ - offset) {
-    return Status::Corrupt(name_ + ": a read past its end");
+  const int64_t size = size_.load();
+  if (offset < 0 ||
+      !internal::InRange(static_cast<uint64_t>(offset), length, static_cast<uint64_t>(size))) {
+    return internal::ReadPastEnd(name_, static_cast<uint64_t>(offset), length,
+                                 static_cast<uint64_t>(size));
   }
   size_t done = 0;
   while (done < length) {
     const ssize_t n = ::pread(fd_, out + done, length - done,
                               static_cast<off_t>(offset + static_cast<int64_t>(done)));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return internal::ErrnoStatus("read", name_, errno);
+    if (n < 0) return IoFailure("read", name_, errno);
     if (n == 0) return Status::Corrupt(name_ + ": shorter than was written");
     done += static_cast<size_t>(n);
   }
@@ -60,9 +76,9 @@ Status UnnamedFile::ReadAt(int64_t offset, size_t length, char* out) const {
 
 Status UnnamedFile::Truncate(int64_t size) {
   if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
-    return internal::ErrnoStatus("cut", name_, errno);
+    return IoFailure("cut", name_, errno);
   }
-  size_ = size;
+  size_.store(size);
   return Status::OK();
 }
 

@@ -2,6 +2,7 @@
 // even when the process is killed. Written at its end, read at any offset, cut back.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,21 +15,24 @@ namespace cdclake::io {
 class UnnamedFile {
  public:
   /// Makes one in `folder` (created when missing): O_TMPFILE where the file system has it, else
-  /// a named file unlinked at once.
-  static Result<std::unique_ptr<UnnamedFile>> Create(const std::string& folder);
+  /// a named file unlinked at once. Errors call it "<what> in <folder>"; all are kIoError.
+  static Result<std::unique_ptr<UnnamedFile>> Create(const std::string& folder,
+                                                     std::string_view what = "an unnamed file");
   UnnamedFile(const UnnamedFile&) = delete;
   UnnamedFile& operator=(const UnnamedFile&) = delete;
   ~UnnamedFile();
 
-  /// Writes `bytes` at the end; returns the offset they start at.
+  /// Writes `bytes` at the end; returns the offset they start at. After a failed write the end
+  /// is where it was: the next append writes over what the failed one left.
   Result<int64_t> Append(std::string_view bytes);
-  /// Reads `length` bytes at `offset` into `out`; kCorrupt past the end.
+  /// Reads `length` bytes at `offset` into `out`; kCorrupt past the end. Safe beside one
+  /// Append in another thread (not beside Truncate).
   Status ReadAt(int64_t offset, size_t length, char* out) const;
   /// Cuts the file to `size` bytes; later appends start there.
   Status Truncate(int64_t size);
 
-  int64_t size() const { return size_; }
-  /// How errors name it: "an unnamed file in <folder>".
+  int64_t size() const { return size_.load(); }
+  /// How errors name it: "<what> in <folder>".
   const std::string& name() const { return name_; }
 
  private:
@@ -36,7 +40,7 @@ class UnnamedFile {
 
   int fd_;
   std::string name_;
-  int64_t size_ = 0;
+  std::atomic<int64_t> size_{0};  // the end as written; the file may hold more after a failure
 };
 
 }  // namespace cdclake::io

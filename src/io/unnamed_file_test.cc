@@ -3,6 +3,9 @@
 #include "io/unnamed_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <csignal>
 
 #include <random>
 #include <string>
@@ -62,7 +65,8 @@ TEST(UnnamedFileTest, RefusesReadsPastItsEnd) {
   EXPECT_TRUE(file->ReadAt(0, 10, out).ok());
   Status past = file->ReadAt(5, 6, out);
   EXPECT_EQ(past.code(), StatusCode::kCorrupt) << past.ToString();
-  EXPECT_NE(past.ToString().find("past its end"), std::string::npos) << past.ToString();
+  EXPECT_NE(past.ToString().find("past end of an unnamed file in"), std::string::npos)
+      << past.ToString();
   EXPECT_EQ(file->ReadAt(-1, 1, out).code(), StatusCode::kCorrupt);
   EXPECT_EQ(file->ReadAt(11, 0, out).code(), StatusCode::kCorrupt);
 }
@@ -80,6 +84,37 @@ TEST(UnnamedFileTest, AppendsAfterACutLandAtTheNewEnd) {
   ASSERT_TRUE(file->Truncate(0).ok());
   EXPECT_EQ(ValueOrDie(file->Append("again")), 0);
   EXPECT_EQ(Read(*file, 0, 5), "again");
+}
+
+// A write refused half way (here by RLIMIT_FSIZE: EFBIG past 1,000 bytes) leaves the end where
+// it was, and the next append writes over what the failed one left.
+TEST(UnnamedFileTest, AFailedAppendLeavesTheEndWhereItWas) {
+  ScratchDir dir = ValueOrDie(ScratchDir::Create());
+  auto file = ValueOrDie(UnnamedFile::Create(dir.path()));
+  ASSERT_TRUE(file->Append(std::string(800, 'a')).ok());
+  struct rlimit before {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = before;
+  small.rlim_cur = 1000;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  Result<int64_t> failed = file->Append(std::string(500, 'b'));
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &before), 0);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), StatusCode::kIoError) << failed.status().ToString();
+  EXPECT_NE(failed.status().ToString().find("write an unnamed file in"), std::string::npos)
+      << failed.status().ToString();
+  EXPECT_EQ(file->size(), 800);
+  EXPECT_EQ(ValueOrDie(file->Append("tail")), 800);
+  EXPECT_EQ(Read(*file, 796, 8), "aaaatail");
+  EXPECT_EQ(file->size(), 804);
+}
+
+TEST(UnnamedFileTest, RefusesAnEmptyFolder) {
+  auto file = UnnamedFile::Create("", "a spill file");
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(file.status().ToString().find("a spill file"), std::string::npos);
 }
 
 TEST(UnnamedFileTest, NamesItsFolderWhenItCannotBeMade) {

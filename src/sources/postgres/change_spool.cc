@@ -27,15 +27,20 @@ class SpillFile {
   Result<int64_t> Append(std::string_view bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!file_) {
-      CDCLAKE_ASSIGN_OR_RETURN(file_, io::UnnamedFile::Create(folder_));
+      CDCLAKE_ASSIGN_OR_RETURN(file_, io::UnnamedFile::Create(folder_, "a spill file"));
     }
     return file_->Append(bytes);
   }
 
+  // Reads beside appends without waiting on them (the file only grows while anyone reads).
   Status ReadAt(int64_t offset, size_t length, char* out) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!file_) return Status::Corrupt(name_ + ": read before anything was written");
-    return file_->ReadAt(offset, length, out);
+    io::UnnamedFile* file = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      file = file_.get();
+    }
+    if (file == nullptr) return Status::Corrupt(name_ + ": read before anything was written");
+    return file->ReadAt(offset, length, out);
   }
 
   // A spool (or a copy of one) holds changes in the file from Hold to Release; when the last
@@ -389,16 +394,16 @@ Status ChangeSpool::ForEach(
 }
 
 Status ChangeSpool::Drain(const std::function<Status(PgChange&& change)>& take) {
-  CDCLAKE_RETURN_IF_ERROR(
-      ReadSpilled([&](PgChange& change, size_t) { return take(std::move(change)); }));
-  for (PgChange& change : memory_) CDCLAKE_RETURN_IF_ERROR(take(std::move(change)));
+  Status status = ReadSpilled([&](PgChange& change, size_t) { return take(std::move(change)); });
+  for (size_t m = 0; status.ok() && m < memory_.size(); ++m) status = take(std::move(memory_[m]));
   segments_.clear();
   spilled_ = 0;
   hold_ = Hold();
   memory_.clear();
   memory_bytes_ = 0;
   marks_.clear();
-  return Status::OK();
+  touched_.clear();
+  return status;
 }
 
 Result<std::vector<PgChange>> ChangeSpool::Collect() const {

@@ -105,7 +105,8 @@ class ChangeSpool {
   /// call only); a read error or a damaged record is kIoError / kCorrupt naming the file.
   Status ForEach(const std::function<Status(const PgChange& change, size_t index)>& visit) const;
   /// Hands each change in order to `take`, to keep (the changes in memory moved, those on disk
-  /// read back), then empties the spool. Stops at the first error.
+  /// read back), and empties the spool (touched() too), also when it stops at the first error
+  /// (the changes not yet taken are then dropped).
   Status Drain(const std::function<Status(PgChange&& change)>& take);
   /// Every change, in memory (tests, and small transactions).
   Result<std::vector<PgChange>> Collect() const;

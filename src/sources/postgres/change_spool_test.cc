@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "io/scratch_dir.h"
@@ -51,9 +53,7 @@ PgChange RandomChange(std::mt19937_64& rng,
   return c;
 }
 
-TEST(ChangeSpool, ReadsBackWhatWasAddedWhateverTheBudgetAndCuts) {
-  auto folder = io::ScratchDir::Create();
-  ASSERT_TRUE(folder.ok());
+std::vector<std::shared_ptr<const RelationInfo>> Shapes() {
   std::vector<std::shared_ptr<const RelationInfo>> shapes;
   for (uint32_t oid = 1; oid <= 3; ++oid) {
     auto r = std::make_shared<RelationInfo>();
@@ -62,6 +62,13 @@ TEST(ChangeSpool, ReadsBackWhatWasAddedWhateverTheBudgetAndCuts) {
     for (uint32_t c = 0; c < oid + 1; ++c) r->columns.push_back({"c" + std::to_string(c), 25});
     shapes.push_back(std::move(r));
   }
+  return shapes;
+}
+
+TEST(ChangeSpool, ReadsBackWhatWasAddedWhateverTheBudgetAndCuts) {
+  auto folder = io::ScratchDir::Create();
+  ASSERT_TRUE(folder.ok());
+  const std::vector<std::shared_ptr<const RelationInfo>> shapes = Shapes();
   for (int64_t budget : {int64_t{0}, int64_t{1000}, int64_t{50000}, int64_t{1} << 40}) {
     for (uint64_t seed = 1; seed <= 8; ++seed) {
       SCOPED_TRACE("budget " + std::to_string(budget) + ", seed " + std::to_string(seed));
@@ -140,9 +147,25 @@ TEST(ChangeSpool, ReadsBackWhatWasAddedWhateverTheBudgetAndCuts) {
 
 int OpenFiles() {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) (void)e;
-  ++n;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)e;
+    ++n;
+  }
   return n;
+}
+
+// The bytes in the files this process has open in `folder` (unnamed: found through
+// /proc/self/fd, whose links name the folder); -1 when there is none.
+int64_t BytesOpenIn(const std::string& folder) {
+  int64_t bytes = -1;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(e.path(), ec).string();
+    if (ec || target.rfind(folder + "/", 0) != 0) continue;
+    const auto size = std::filesystem::file_size(e.path(), ec);
+    if (!ec) bytes = std::max<int64_t>(bytes, 0) + static_cast<int64_t>(size);
+  }
+  return bytes;
 }
 
 TEST(ChangeSpool, SpoolsOfOneOwnerShareOneFile) {
@@ -173,6 +196,70 @@ TEST(ChangeSpool, SpoolsOfOneOwnerShareOneFile) {
   EXPECT_EQ(moved.size(), 2u);
   EXPECT_EQ(spools[0].size(), 0u);  // NOLINT(bugprone-use-after-move): what is left is defined
   EXPECT_TRUE(spools[0].ForEach([](const PgChange&, size_t) { return Status::OK(); }).ok());
+}
+
+TEST(ChangeSpool, TheFileIsCutWhenTheLastSpoolHoldingChangesInItLetsGo) {
+  auto folder = io::ScratchDir::Create();
+  ASSERT_TRUE(folder.ok());
+  const SpillOptions options{0, folder->path(), MakeSpillFile(folder->path())};
+  PgChange c;
+  c.new_tuple = {{TupleCell::Kind::kText}, {std::string(1000, 'x')}};
+  std::optional<ChangeSpool> a(options);
+  std::optional<ChangeSpool> b(options);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(a->Add(c).ok());
+  ASSERT_TRUE(b->Add(c).ok());
+  const int64_t both = BytesOpenIn(folder->path());
+  EXPECT_EQ(both, a->spilled_bytes() + b->spilled_bytes());
+  std::optional<ChangeSpool> copy(*a);
+  a.reset();
+  EXPECT_EQ(BytesOpenIn(folder->path()), both) << "a copy of a and b still hold changes in it";
+  copy.reset();
+  EXPECT_EQ(BytesOpenIn(folder->path()), both) << "b still holds a change in it";
+  auto back = b->Collect();
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_TRUE(Same((*back)[0], c));
+  b.reset();
+  EXPECT_EQ(BytesOpenIn(folder->path()), 0) << "nothing holds changes in it";
+  // The next spool starts at the beginning again.
+  ChangeSpool d(options);
+  ASSERT_TRUE(d.Add(c).ok());
+  EXPECT_EQ(BytesOpenIn(folder->path()), d.spilled_bytes());
+  back = d.Collect();
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_TRUE(Same((*back)[0], c));
+}
+
+TEST(ChangeSpool, DrainHandsOverEveryChangeInOrderAndEmptiesTheSpool) {
+  auto folder = io::ScratchDir::Create();
+  ASSERT_TRUE(folder.ok());
+  const auto shapes = Shapes();
+  const SpillOptions options{20000, folder->path(), MakeSpillFile(folder->path())};
+  for (size_t stop_at : {size_t{1000}, size_t{3}, size_t{150}}) {
+    SCOPED_TRACE("stop at " + std::to_string(stop_at));
+    std::mt19937_64 rng(stop_at);
+    ChangeSpool spool(options);
+    for (int i = 0; i < 200; ++i) ASSERT_TRUE(spool.Add(RandomChange(rng, shapes)).ok());
+    ASSERT_GT(spool.spilled(), 0u);
+    ASSERT_LT(spool.spilled(), spool.size()) << "some on disk, some in memory";
+    auto expected = spool.Collect();
+    ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+    std::vector<PgChange> taken;
+    Status drained = spool.Drain([&](PgChange&& c) {
+      if (taken.size() == stop_at) return Status::InvalidArgument("stop");
+      taken.push_back(std::move(c));
+      return Status::OK();
+    });
+    const size_t n = std::min(stop_at, expected->size());
+    EXPECT_EQ(drained.ok(), stop_at >= expected->size()) << drained.ToString();
+    ASSERT_EQ(taken.size(), n);
+    for (size_t i = 0; i < n; ++i) ASSERT_TRUE(Same(taken[i], (*expected)[i])) << i;
+    EXPECT_EQ(spool.size(), 0u);
+    EXPECT_EQ(spool.spilled(), 0u);
+    EXPECT_TRUE(spool.touched().empty());
+    EXPECT_EQ(BytesOpenIn(folder->path()), 0) << "the drained spool held the file alone";
+  }
 }
 
 TEST(ChangeSpool, AVisitorsErrorStopsTheWalk) {
