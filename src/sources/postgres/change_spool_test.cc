@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include "io/scratch_dir.h"
 
@@ -229,6 +231,45 @@ TEST(ChangeSpool, TheFileIsCutWhenTheLastSpoolHoldingChangesInItLetsGo) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ASSERT_EQ(back->size(), 1u);
   EXPECT_TRUE(Same((*back)[0], c));
+}
+
+// Spools in several threads on one file, each made, filled, read back and dropped again and
+// again: the file is cut whenever the last holder lets go, which must never be while another
+// spool has changes in it, nor lose a shape another spool looked up.
+TEST(ChangeSpool, SpoolsInSeveralThreadsOnOneFileReadBackTheirOwnChanges) {
+  auto folder = io::ScratchDir::Create();
+  ASSERT_TRUE(folder.ok());
+  const auto shapes = Shapes();
+  const auto file = MakeSpillFile(folder->path());
+  const int rounds = 150;
+  std::atomic<int> wrong{0};
+  std::atomic<int> spilled{0};
+  std::vector<std::thread> threads;
+  threads.reserve(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(static_cast<uint64_t>(t) + 100);
+      for (int round = 0; round < rounds; ++round) {
+        ChangeSpool spool(SpillOptions{rng() % 2 == 0 ? 0 : 3000, folder->path(), file});
+        std::vector<PgChange> expected;
+        for (uint64_t n = rng() % 20 + 1; n > 0; --n) {
+          expected.push_back(RandomChange(rng, shapes));
+          if (!spool.Add(expected.back()).ok()) ++wrong;
+        }
+        spilled += spool.spilled() > 0;
+        auto back = spool.Collect();
+        if (!back.ok() || back->size() != expected.size()) {
+          ++wrong;
+          continue;
+        }
+        for (size_t i = 0; i < expected.size(); ++i) wrong += !Same((*back)[i], expected[i]);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(spilled.load(), rounds) << "most spools should have spilled";
+  EXPECT_EQ(BytesOpenIn(folder->path()), 0) << "every spool let go: the file is empty";
 }
 
 TEST(ChangeSpool, DrainHandsOverEveryChangeInOrderAndEmptiesTheSpool) {
