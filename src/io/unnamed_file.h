@@ -15,7 +15,8 @@ namespace cdclake::io {
 class UnnamedFile {
  public:
   /// Makes one in `folder` (created when missing): O_TMPFILE where the file system has it, else
-  /// a named file unlinked at once. Errors call it "<what> in <folder>"; all are kIoError.
+  /// a named file unlinked at once. Errors call it "<what> in <folder>": kInvalidArgument for
+  /// an empty folder, kIoError for every failure of the file system.
   static Result<std::unique_ptr<UnnamedFile>> Create(const std::string& folder,
                                                      std::string_view what = "an unnamed file");
   UnnamedFile(const UnnamedFile&) = delete;

@@ -3,15 +3,13 @@
 #include "io/unnamed_file.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-
-#include <csignal>
 
 #include <random>
 #include <string>
 
 #include "io/local_file_system.h"
 #include "io/scratch_dir.h"
+#include "io/testing/file_size_limit.h"
 
 namespace cdclake::io {
 namespace {
@@ -92,14 +90,12 @@ TEST(UnnamedFileTest, AFailedAppendLeavesTheEndWhereItWas) {
   ScratchDir dir = ValueOrDie(ScratchDir::Create());
   auto file = ValueOrDie(UnnamedFile::Create(dir.path()));
   ASSERT_TRUE(file->Append(std::string(800, 'a')).ok());
-  struct rlimit before {};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
-  ::signal(SIGXFSZ, SIG_IGN);
-  struct rlimit small = before;
-  small.rlim_cur = 1000;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  Result<int64_t> failed = file->Append(std::string(500, 'b'));
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &before), 0);
+  Result<int64_t> failed = int64_t{0};
+  {
+    testing::FileSizeLimit limit(1000);
+    if (!limit.set()) GTEST_SKIP() << "RLIMIT_FSIZE cannot be set to 1,000 bytes here";
+    failed = file->Append(std::string(500, 'b'));
+  }
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), StatusCode::kIoError) << failed.status().ToString();
   EXPECT_NE(failed.status().ToString().find("write an unnamed file in"), std::string::npos)

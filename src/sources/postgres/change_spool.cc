@@ -50,7 +50,8 @@ class SpillFile {
     if (holders_.fetch_sub(1) != 1) return;
     std::lock_guard<std::mutex> lock(mutex_);
     if (holders_.load() != 0) return;  // another spool started to spill meanwhile
-    if (file_ && file_->size() > 0 && !file_->Truncate(0).ok()) return;
+    // Cut also when empty: a failed write may have left bytes past the end.
+    if (file_ && !file_->Truncate(0).ok()) return;
     shapes_.clear();
   }
 
@@ -272,6 +273,17 @@ Status ChangeSpool::Spill() {
   size_t mark = static_cast<size_t>(
       std::lower_bound(marks_.begin(), marks_.end(), std::make_pair(spilled_, int64_t{-1})) -
       marks_.begin());
+  // A write that fails after earlier chunks went out leaves the spool as it was: its changes
+  // still in memory, so the stretches and marks of those chunks are taken back.
+  const size_t segments_before = segments_.size();
+  const int64_t last_end_before = segments_.empty() ? 0 : segments_.back().end;
+  const size_t first_mark = mark;
+  auto undo = [&](Status failed) {
+    segments_.resize(segments_before);
+    if (!segments_.empty()) segments_.back().end = last_end_before;
+    for (size_t m = first_mark; m < marks_.size(); ++m) marks_[m].second = -1;
+    return failed;
+  };
   std::vector<std::pair<size_t, size_t>> placed;  // marks in `out`: (mark, place in `out`)
   std::string out;
   out.reserve(std::min<size_t>(kChunk, static_cast<size_t>(memory_bytes_)) + 4096);
@@ -308,9 +320,11 @@ Status ChangeSpool::Spill() {
     AppendLE<uint32_t>(&out, static_cast<uint32_t>(c.truncated.size()));
     for (uint32_t oid : c.truncated) AppendLE<uint32_t>(&out, oid);
     AppendLE<uint8_t>(&out, c.truncate_options);
-    if (out.size() >= kChunk) CDCLAKE_RETURN_IF_ERROR(flush());
+    if (out.size() >= kChunk) {
+      if (Status flushed = flush(); !flushed.ok()) return undo(std::move(flushed));
+    }
   }
-  CDCLAKE_RETURN_IF_ERROR(flush());
+  if (Status flushed = flush(); !flushed.ok()) return undo(std::move(flushed));
   spilled_ += memory_.size();
   memory_.clear();
   memory_.shrink_to_fit();

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "io/scratch_dir.h"
+#include "io/testing/file_size_limit.h"
 
 namespace cdclake::sources::postgres {
 namespace {
@@ -158,7 +159,9 @@ int OpenFiles() {
 
 // The bytes in the files this process has open in `folder` (unnamed: found through
 // /proc/self/fd, whose links name the folder); -1 when there is none.
-int64_t BytesOpenIn(const std::string& folder) {
+int64_t BytesOpenIn(const std::string& given) {
+  // The links name the folder with its links resolved ($TMPDIR may be one).
+  const std::string folder = std::filesystem::canonical(given).string();
   int64_t bytes = -1;
   for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
     std::error_code ec;
@@ -301,6 +304,47 @@ TEST(ChangeSpool, DrainHandsOverEveryChangeInOrderAndEmptiesTheSpool) {
     EXPECT_TRUE(spool.touched().empty());
     EXPECT_EQ(BytesOpenIn(folder->path()), 0) << "the drained spool held the file alone";
   }
+}
+
+// A spill whose first 1 MB chunk is written and whose second fails (RLIMIT_FSIZE): the
+// changes stay in memory and the first chunk is not counted as theirs, so the next spill
+// writes them once and they read back once, in order.
+TEST(ChangeSpool, ASpillThatFailsHalfWayIsTakenBackWhole) {
+  auto folder = io::ScratchDir::Create();
+  ASSERT_TRUE(folder.ok());
+  ChangeSpool spool(SpillOptions{int64_t{3} << 20, folder->path(), nullptr});
+  std::vector<PgChange> expected;
+  for (int i = 0; i < 3; ++i) {
+    PgChange c;
+    c.lsn = static_cast<Lsn>(i);
+    c.new_tuple = {{TupleCell::Kind::kText}, {std::string((1u << 20) + 10, 'a' + i)}};
+    expected.push_back(c);
+  }
+  ASSERT_TRUE(spool.Add(expected[0]).ok());
+  ASSERT_TRUE(spool.Add(expected[1]).ok());
+  ASSERT_EQ(spool.spilled(), 0u);
+  {
+    io::testing::FileSizeLimit limit(int64_t{3} << 19);  // 1.5 MB: the second chunk fails
+    if (!limit.set()) GTEST_SKIP() << "RLIMIT_FSIZE cannot be lowered here";
+    Status failed = spool.Add(expected[2]);  // past 3 MB: three chunks of 1 MB each
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.code(), StatusCode::kIoError) << failed.ToString();
+    EXPECT_NE(failed.message().find("a spill file in"), std::string::npos) << failed.ToString();
+  }
+  EXPECT_EQ(spool.spilled(), 0u);
+  EXPECT_EQ(spool.spilled_bytes(), 0);
+  PgChange last;
+  last.lsn = 99;
+  last.new_tuple = {{TupleCell::Kind::kText}, {"last"}};
+  expected.push_back(last);
+  ASSERT_TRUE(spool.Add(last).ok());
+  ASSERT_TRUE(spool.Add(last).ok());  // past the budget again: now the spill succeeds
+  expected.push_back(last);
+  EXPECT_GT(spool.spilled(), 0u);
+  auto back = spool.Collect();
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(Same((*back)[i], expected[i])) << i;
 }
 
 TEST(ChangeSpool, AVisitorsErrorStopsTheWalk) {
