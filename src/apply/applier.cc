@@ -834,16 +834,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   // A load or a snapshot into an index that holds no state yet skips the look-ups (a million of
   // them were 0.3-0.6 s of a 1M-row load): one seek tells. No key's entry is then built for a
   // look-up either (another 0.4 s of a 1M-row load).
-  bool any_state = true;
+  bool no_state = false;
   if (rows.num_rows() > 0 && rows.num_rows() >= options_.bulk_from) {
-    any_state = false;
+    no_state = true;
     CDCLAKE_RETURN_IF_ERROR(
-        index_->Scan(std::string(1, kKeyPrefix), [&any_state](std::string_view, std::string_view) {
-          any_state = true;
+        index_->Scan(std::string(1, kKeyPrefix), [&no_state](std::string_view, std::string_view) {
+          no_state = false;
           return false;
         }));
   }
-  const bool no_state = !any_state;
   // Such a batch of an SCD1 flow whose states are digests (see digest_states below) with rows
   // written as they came (DiffFromSource) needs no event's values, only their digest: each is
   // hashed as it is encoded instead of kept (a 1M-row load kept ~170 MB of encodings to hash

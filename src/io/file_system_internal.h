@@ -9,8 +9,16 @@
 
 namespace cdclake::io::internal {
 
-/// "<what> <path>: <strerror>"; kNotFound for ENOENT, kIoError otherwise.
-Status ErrnoStatus(std::string_view what, const std::string& path, int err);
+/// strerror's text for `err`.
+std::string ErrnoText(int err);
+
+/// Reads `length` bytes at `offset` (retrying EINTR and short reads): the bytes read, fewer
+/// only where the file ends; -1 with errno set on an error.
+int64_t PreadFully(int fd, char* out, uint64_t length, uint64_t offset);
+
+/// Writes all of `data` at `offset` (retrying EINTR and short writes); false with errno set on
+/// an error.
+bool PwriteAll(int fd, std::string_view data, uint64_t offset);
 
 /// The kCorrupt every RandomAccessFile returns for a read past the end of its file.
 inline Status ReadPastEnd(const std::string& path, uint64_t offset, uint64_t length,

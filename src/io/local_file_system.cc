@@ -26,14 +26,9 @@ namespace {
 constexpr size_t kBufferSize = size_t{1} << 20;  // appends smaller than this are coalesced
 constexpr size_t kMaxIoChunk = size_t{1} << 30;  // bytes per read(2)/write(2) call
 
-std::string ErrnoText(int err) {
-  return std::error_code(err, std::generic_category()).message();
-}
+using internal::ErrnoText;
 
-}  // namespace
-
-namespace internal {
-
+// "<what> <path>: <strerror>"; kNotFound for ENOENT, kIoError otherwise.
 Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
   std::string msg(what);
   msg += ' ';
@@ -42,24 +37,6 @@ Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
   msg += ErrnoText(err);
   if (err == ENOENT) return Status::NotFound(std::move(msg));
   return Status::IoError(std::move(msg));
-}
-
-}  // namespace internal
-
-namespace {
-
-using internal::ErrnoStatus;
-
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), std::min(data.size(), kMaxIoChunk));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("write", path, errno);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::OK();
 }
 
 // For look-ups a missing folder on the way (ENOTDIR) means the path is simply not there.
@@ -124,6 +101,18 @@ std::string RandomHex() {
     v >>= 4;
   }
   return out;
+}
+
+Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), std::min(data.size(), kMaxIoChunk));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("write", path, errno);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::OK();
 }
 
 Status SyncFd(int fd, const std::string& path) {
@@ -194,18 +183,10 @@ class LocalRandomAccessFile final : public RandomAccessFile {
       }
     }
     out->resize(length);
-    uint64_t done = 0;
-    while (done < length) {
-      size_t want = static_cast<size_t>(std::min<uint64_t>(length - done, kMaxIoChunk));
-      ssize_t n = ::pread(fd_, out->data() + done, want, static_cast<off_t>(offset + done));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return ErrnoStatus("read", path_, errno);
-      }
-      if (n == 0) {  // the file shrank under us
-        return internal::ReadPastEnd(path_, offset, length, offset + done);
-      }
-      done += static_cast<uint64_t>(n);
+    const int64_t done = internal::PreadFully(fd_, out->data(), length, offset);
+    if (done < 0) return ErrnoStatus("read", path_, errno);
+    if (static_cast<uint64_t>(done) < length) {  // the file shrank under us
+      return internal::ReadPastEnd(path_, offset, length, offset + static_cast<uint64_t>(done));
     }
     return Status::OK();
   }
@@ -481,5 +462,38 @@ Status LocalFileSystem::Rename(const std::string& from, const std::string& to) {
   }
   return SyncDir(ParentOf(to));
 }
+
+namespace internal {
+
+std::string ErrnoText(int err) {
+  return std::error_code(err, std::generic_category()).message();
+}
+
+int64_t PreadFully(int fd, char* out, uint64_t length, uint64_t offset) {
+  uint64_t done = 0;
+  while (done < length) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(length - done, kMaxIoChunk));
+    const ssize_t n = ::pread(fd, out + done, want, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) break;  // the end of the file
+    done += static_cast<uint64_t>(n);
+  }
+  return static_cast<int64_t>(done);
+}
+
+bool PwriteAll(int fd, std::string_view data, uint64_t offset) {
+  while (!data.empty()) {
+    const ssize_t n =
+        ::pwrite(fd, data.data(), std::min(data.size(), kMaxIoChunk), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+}  // namespace internal
 
 }  // namespace cdclake::io

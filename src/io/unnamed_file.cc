@@ -15,7 +15,7 @@ namespace {
 
 // Every failure of this file is kIoError, ENOENT too (the folder went away under it).
 Status IoFailure(std::string_view what, const std::string& name, int err) {
-  return Status::IoError(internal::ErrnoStatus(what, name, err).message());
+  return Status::IoError(std::string(what) + " " + name + ": " + internal::ErrnoText(err));
 }
 
 }  // namespace
@@ -43,13 +43,8 @@ UnnamedFile::~UnnamedFile() {
 
 Result<int64_t> UnnamedFile::Append(std::string_view bytes) {
   const int64_t at = size_.load();
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
-                               static_cast<off_t>(at + static_cast<int64_t>(done)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return IoFailure("write", name_, errno);
-    done += static_cast<size_t>(n);
+  if (!internal::PwriteAll(fd_, bytes, static_cast<uint64_t>(at))) {
+    return IoFailure("write", name_, errno);
   }
   size_.store(at + static_cast<int64_t>(bytes.size()));
   return at;
@@ -62,14 +57,10 @@ Status UnnamedFile::ReadAt(int64_t offset, size_t length, char* out) const {
     return internal::ReadPastEnd(name_, static_cast<uint64_t>(offset), length,
                                  static_cast<uint64_t>(size));
   }
-  size_t done = 0;
-  while (done < length) {
-    const ssize_t n = ::pread(fd_, out + done, length - done,
-                              static_cast<off_t>(offset + static_cast<int64_t>(done)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return IoFailure("read", name_, errno);
-    if (n == 0) return Status::Corrupt(name_ + ": shorter than was written");
-    done += static_cast<size_t>(n);
+  const int64_t done = internal::PreadFully(fd_, out, length, static_cast<uint64_t>(offset));
+  if (done < 0) return IoFailure("read", name_, errno);
+  if (static_cast<uint64_t>(done) < length) {
+    return Status::Corrupt(name_ + ": shorter than was written");
   }
   return Status::OK();
 }

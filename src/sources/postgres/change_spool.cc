@@ -16,12 +16,11 @@ namespace cdclake::sources::postgres {
 
 class SpillFile {
  public:
-  explicit SpillFile(std::string folder)
-      : folder_(std::move(folder)), name_("a spill file in " + folder_) {}
+  explicit SpillFile(std::string folder) : folder_(std::move(folder)) {}
   SpillFile(const SpillFile&) = delete;
   SpillFile& operator=(const SpillFile&) = delete;
 
-  const std::string& Name() const { return name_; }
+  std::string Name() const { return "a spill file in " + folder_; }
 
   // Writes `bytes` at the end; returns where they begin. The file is made on the first write.
   Result<int64_t> Append(std::string_view bytes) {
@@ -39,7 +38,7 @@ class SpillFile {
       std::lock_guard<std::mutex> lock(mutex_);
       file = file_.get();
     }
-    if (file == nullptr) return Status::Corrupt(name_ + ": read before anything was written");
+    if (file == nullptr) return Status::Corrupt(Name() + ": read before anything was written");
     return file->ReadAt(offset, length, out);
   }
 
@@ -72,7 +71,6 @@ class SpillFile {
 
  private:
   std::string folder_;
-  std::string name_;
   std::mutex mutex_;
   std::unique_ptr<io::UnnamedFile> file_;
   std::atomic<int64_t> holders_{0};
@@ -232,16 +230,23 @@ ChangeSpool& ChangeSpool::operator=(ChangeSpool&& other) noexcept {
   shared_file_ = std::move(other.shared_file_);
   hold_ = std::move(other.hold_);
   segments_ = std::move(other.segments_);
-  spilled_ = std::exchange(other.spilled_, 0);
+  spilled_ = other.spilled_;
   memory_ = std::move(other.memory_);
-  memory_bytes_ = std::exchange(other.memory_bytes_, 0);
+  memory_bytes_ = other.memory_bytes_;
   marks_ = std::move(other.marks_);
   touched_ = std::move(other.touched_);
-  other.segments_.clear();
-  other.memory_.clear();
-  other.marks_.clear();
-  other.touched_.clear();
+  other.Clear();
   return *this;
+}
+
+void ChangeSpool::Clear() {
+  hold_ = Hold();
+  segments_.clear();
+  spilled_ = 0;
+  memory_.clear();
+  memory_bytes_ = 0;
+  marks_.clear();
+  touched_.clear();
 }
 
 ChangeSpool::~ChangeSpool() = default;
@@ -410,13 +415,7 @@ Status ChangeSpool::ForEach(
 Status ChangeSpool::Drain(const std::function<Status(PgChange&& change)>& take) {
   Status status = ReadSpilled([&](PgChange& change, size_t) { return take(std::move(change)); });
   for (size_t m = 0; status.ok() && m < memory_.size(); ++m) status = take(std::move(memory_[m]));
-  segments_.clear();
-  spilled_ = 0;
-  hold_ = Hold();
-  memory_.clear();
-  memory_bytes_ = 0;
-  marks_.clear();
-  touched_.clear();
+  Clear();
   return status;
 }
 

@@ -144,6 +144,8 @@ class ChangeSpool {
     std::shared_ptr<SpillFile> file_;
   };
   Status Spill();
+  /// Drops every change (on disk: lets go of the file) and the marks and touched tables.
+  void Clear();
   /// ForEach over the changes on disk, each decoded into one object in turn.
   Status ReadSpilled(const std::function<Status(PgChange& change, size_t index)>& visit) const;
 

@@ -31,6 +31,7 @@ int64_t NowMs() {
 Status Split(PgTransaction transaction, const TransactionAssembler& assembler,
              const SpillOptions& spill, std::map<uint32_t, std::vector<TablePart>>* parts,
              int64_t* kept) {
+  if (transaction.changes.empty()) return Status::OK();  // all rolled back: no part
   std::map<uint32_t, TablePart> by_table;
   auto part_of = [&](uint32_t oid) -> TablePart& {
     auto [it, added] = by_table.try_emplace(oid);
@@ -45,7 +46,7 @@ Status Split(PgTransaction transaction, const TransactionAssembler& assembler,
     }
     return it->second;
   };
-  if (transaction.changes.touched().size() == 1 && !transaction.changes.empty()) {
+  if (transaction.changes.touched().size() == 1) {
     // One table (the common case): the transaction is its part, its changes (those on disk
     // too) moved, not copied.
     *kept += static_cast<int64_t>(transaction.changes.size());
