@@ -1,6 +1,8 @@
 // ChangeBatch row selection: the rows and everything that follows them, kept together.
 #include "change/change_batch.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace cdclake::change {
@@ -31,6 +33,47 @@ void KeepRows(const std::vector<int64_t>& keep, ChangeBatch* batch) {
   batch->positions.Keep(keep);
   batch->raw.Keep(keep);
   for (std::vector<uint8_t>& marks : batch->unchanged) KeepEntries(keep, &marks);
+}
+
+void AppendRows(ChangeBatch&& from, ChangeBatch* into) {
+  if (from.rows.num_columns() == 0) {
+    // Nothing but rejected records.
+    into->rejected.insert(into->rejected.end(), std::make_move_iterator(from.rejected.begin()),
+                          std::make_move_iterator(from.rejected.end()));
+    return;
+  }
+  if (into->rows.num_columns() == 0 || (into->rows.num_rows() == 0 && into->rejected.empty())) {
+    *into = std::move(from);
+    return;
+  }
+  const auto before = static_cast<size_t>(into->rows.num_rows());
+  const auto added = static_cast<size_t>(from.rows.num_rows());
+  for (size_t c = 0; c < into->rows.num_columns(); ++c) {
+    into->rows.mutable_column(c).AppendColumn(from.rows.column(c));
+  }
+  into->positions.Append(from.positions);
+  // Raw texts are one per row or none: rows without one get an empty text.
+  if (!into->raw.empty() || !from.raw.empty()) {
+    into->raw.AddEmpty(before - std::min(before, into->raw.size()));
+    const size_t given = from.raw.size();
+    into->raw.Append(std::move(from.raw));
+    into->raw.AddEmpty(added - std::min(added, given));
+  }
+  if (!into->unchanged.empty() || !from.unchanged.empty()) {
+    into->unchanged.resize(into->rows.num_columns());
+    for (size_t c = 0; c < into->unchanged.size(); ++c) {
+      std::vector<uint8_t>& marks = into->unchanged[c];
+      marks.resize(before, 0);
+      if (c < from.unchanged.size()) {
+        const std::vector<uint8_t>& more = from.unchanged[c];
+        marks.insert(marks.end(), more.begin(), more.begin() + std::min(added, more.size()));
+      }
+      marks.resize(before + added, 0);
+    }
+  }
+  into->rejected.insert(into->rejected.end(), std::make_move_iterator(from.rejected.begin()),
+                        std::make_move_iterator(from.rejected.end()));
+  if (into->text_source == nullptr) into->text_source = std::move(from.text_source);
 }
 
 }  // namespace cdclake::change

@@ -49,4 +49,11 @@ struct ChangeBatch {
 /// unchanged marks; rejected records stay as they are.
 void KeepRows(const std::vector<int64_t>& keep, ChangeBatch* batch);
 
+/// Appends `from`'s rows (of `into`'s schema), each with its position, raw text and unchanged
+/// marks, after `into`'s, and its rejected records after `into`'s. An `into` without columns, or
+/// without rows and rejected records, becomes `from` (nothing copied); a `from` without columns
+/// gives only its rejected records. Texts left in their files are read through one
+/// `text_source`: the two batches must have the same one, or only one of them any.
+void AppendRows(ChangeBatch&& from, ChangeBatch* into);
+
 }  // namespace cdclake::change
