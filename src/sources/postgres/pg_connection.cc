@@ -95,6 +95,18 @@ int PgConnection::server_version() const {
   return PQserverVersion(conn_);
 }
 
+PgCanceller::PgCanceller(const PgConnection& connection) : cancel_(PQgetCancel(connection.raw())) {}
+
+PgCanceller::~PgCanceller() {
+  if (cancel_ != nullptr) PQfreeCancel(cancel_);
+}
+
+void PgCanceller::Cancel() const {
+  if (cancel_ == nullptr) return;
+  char reason[256];
+  (void)PQcancel(cancel_, reason, sizeof reason);
+}
+
 std::string LibpqMessage(const char* message) {
   std::string s = message != nullptr ? message : "";
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();

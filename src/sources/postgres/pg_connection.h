@@ -12,6 +12,7 @@
 #include "base/status.h"
 
 struct pg_conn;
+struct pg_cancel;
 
 namespace cdclake::sources::postgres {
 
@@ -59,6 +60,23 @@ class PgConnection {
  private:
   explicit PgConnection(pg_conn* conn) : conn_(conn) {}
   pg_conn* conn_;
+};
+
+/// What stopping a connection's statement takes, copied from the connection while only its
+/// owner uses it; Cancel may then be called from any thread, as often as wanted, while the
+/// owner goes on with the connection (the statement ends with an error there). Nothing when
+/// no statement runs. A backend blocked sending to a client that no longer reads ends when the
+/// connection closes.
+class PgCanceller {
+ public:
+  explicit PgCanceller(const PgConnection& connection);
+  ~PgCanceller();
+  PgCanceller(const PgCanceller&) = delete;
+  PgCanceller& operator=(const PgCanceller&) = delete;
+  void Cancel() const;
+
+ private:
+  pg_cancel* cancel_;
 };
 
 /// A libpq message (PQerrorMessage, PQresultErrorMessage) without its trailing newline.
