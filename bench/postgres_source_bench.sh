@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # read_postgres against PostgreSQL's own tools, in one run on one temporary server:
 # - the first run's copy of a table (snapshot through the slot's exported snapshot) into a bronze
-#   Delta table alone, into an SCD1 table read from read_postgres directly, and into a bronze
+#   Delta table alone (over one connection, and over COPY_CONNECTIONS, default 2, each a range of
+#   the table's blocks), into an SCD1 table read from read_postgres directly, and into a bronze
 #   table and an SCD1 silver built from it, beside `COPY table TO STDOUT` into /dev/null (the
 #   floor: the server producing the same rows' text and nothing else);
 # - streaming: CHANGES changes (70% updates, 20% inserts, 10% deletes, as the apply benchmark's
@@ -12,13 +13,14 @@
 #   once with read_postgres's default spill_mb (64: the changes beyond it wait on disk for the
 #   commit) and once with every change held in memory, for the time and the peak memory.
 # Usage: bench/postgres_source_bench.sh CDCLAKE_BIN; sizes from ROWS (default 1000000),
-# CHANGES (default 200000), TXN (default 100) and BIG (default ROWS).
+# CHANGES (default 200000), TXN (default 100), BIG (default ROWS) and COPY_CONNECTIONS.
 set -euo pipefail
 bin=$(realpath "$1")
 rows=${ROWS:-1000000}
 changes=${CHANGES:-200000}
 txn=${TXN:-100}
 big=${BIG:-$rows}
+copy_connections=${COPY_CONNECTIONS:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/pipeline/postgres_server.sh"
 work=$(mktemp -d /tmp/cdclake-pgbench-XXXXXX)
@@ -65,6 +67,12 @@ CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
 AS SELECT * FROM STREAM(read_postgres(connection => '${pg}', publication => 'cdclake',
                                       slot => 'cdclake_bronze', table => 'public.customers'));
 SQL
+cat > "$work/ranges.sql" <<SQL
+CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
+AS SELECT * FROM STREAM(read_postgres(connection => '\${pg}', publication => 'cdclake',
+                                      slot => 'cdclake_ranges', table => 'public.customers',
+                                      copy_connections => $copy_connections));
+SQL
 cat > "$work/direct.sql" <<'SQL'
 CREATE OR REFRESH STREAMING TABLE shop.customers;
 CREATE FLOW customers AS AUTO CDC INTO shop.customers
@@ -98,11 +106,14 @@ t0=$(now); sql -c "COPY customers TO STDOUT" > /dev/null; t1=$(now)
 copy_ms=$(ms "$t0" "$t1")
 t0=$(now); run bronze bronze > "$work/bronze.log" 2>&1; t1=$(now)
 bronze_ms=$(ms "$t0" "$t1")
+t0=$(now); run ranges ranges > "$work/ranges.log" 2>&1; t1=$(now)
+ranges_ms=$(ms "$t0" "$t1")
 t0=$(now); run direct direct > "$work/direct.log" 2>&1; t1=$(now)
 direct_ms=$(ms "$t0" "$t1")
 # Their slots would keep the WAL of the changes below: gone with their tables.
-sql -c "SELECT pg_drop_replication_slot('cdclake_bronze'), pg_drop_replication_slot('cdclake_direct')" > /dev/null
-rm -rf "$work/lake_bronze" "$work/lake_direct"
+sql -c "SELECT pg_drop_replication_slot('cdclake_bronze'), pg_drop_replication_slot('cdclake_ranges'),
+               pg_drop_replication_slot('cdclake_direct')" > /dev/null
+rm -rf "$work/lake_bronze" "$work/lake_ranges" "$work/lake_direct"
 t0=$(now); run snapshot > "$work/snapshot.log" 2>&1; t1=$(now)
 snapshot_ms=$(ms "$t0" "$t1")
 
@@ -152,6 +163,8 @@ echo "read_postgres benchmark: $rows rows, $changes changes (70% updates, 20% in
 printf '| step | cdclake | PostgreSQL peer |\n|---|---:|---:|\n'
 printf '| first run: copy %d rows into a bronze table | %d ms (%d rows/s, %d%% of the floor), peak %d MB | COPY TO STDOUT: %d ms (%d rows/s) |\n' \
   "$rows" "$bronze_ms" "$(rate "$rows" "$bronze_ms")" "$((copy_ms * 100 / (bronze_ms > 0 ? bronze_ms : 1)))" "$(mb bronze)" "$copy_ms" "$(rate "$rows" "$copy_ms")"
+printf '| the same over %d connections (copy_connections) | %d ms (%d rows/s, %d%% of the floor), peak %d MB | |\n' \
+  "$copy_connections" "$ranges_ms" "$(rate "$rows" "$ranges_ms")" "$((copy_ms * 100 / (ranges_ms > 0 ? ranges_ms : 1)))" "$(mb ranges)"
 printf '| first run: copy %d rows into an SCD1 table (AUTO CDC from read_postgres) | %d ms (%d rows/s, %d%% of the floor), peak %d MB | |\n' \
   "$rows" "$direct_ms" "$(rate "$rows" "$direct_ms")" "$((copy_ms * 100 / (direct_ms > 0 ? direct_ms : 1)))" "$(mb direct)"
 printf '| first run: copy %d rows into bronze + SCD1 silver | %d ms (%d rows/s), peak %d MB | |\n' \

@@ -265,6 +265,16 @@ class Planner {
         spec.spill.memory_bytes = *mb << 20;
         continue;
       }
+      if (key == "copy_connections") {
+        const std::optional<int64_t> n = WholeNumberArgument(arg, 1, 64);
+        if (!n) {
+          return ErrorAt(arg.position,
+                         "read_postgres copy_connections must be a whole number from 1 to 64: "
+                         "the connections copying the table at once on the first run");
+        }
+        spec.copy_connections = static_cast<int>(*n);
+        continue;
+      }
       std::string* into = key == "connection"    ? &spec.connection
                           : key == "publication" ? &spec.publication
                           : key == "slot"        ? &spec.slot
@@ -273,7 +283,7 @@ class Planner {
       if (into == nullptr) {
         return ErrorAt(arg.position, "read_postgres option '" + arg.name +
                                          "' is not supported (connection, publication, slot, "
-                                         "table, spill_mb)");
+                                         "table, spill_mb, copy_connections)");
       }
       if (arg.kind != sql::NamedArgument::Kind::kString || arg.value.empty()) {
         return ErrorAt(arg.position, "read_postgres " + arg.name + " must be a non-empty string");

@@ -155,6 +155,21 @@ TEST(PipelinePlanTest, ReadPostgresMistakesAreNamed) {
                            "slot => 's', table => 't', spill_mb => 3))");
   ASSERT_TRUE(spilling.ok()) << spilling.status().ToString();
   EXPECT_EQ(spilling->flows[0].source.postgres.spill.memory_bytes, 3 << 20);
+  EXPECT_EQ(spilling->flows[0].source.postgres.copy_connections, 1) << "one by default";
+  for (const char* wrong : {"0", "65", "true", "1.5"}) {
+    EXPECT_NE(PlanError(head +
+                        "STREAM(read_postgres(connection => 'x', publication => 'p', "
+                        "slot => 's', table => 't', copy_connections => " +
+                        wrong + "))")
+                  .find("read_postgres copy_connections must be a whole number from 1 to 64"),
+              std::string::npos)
+        << wrong;
+  }
+  auto copying = PlanText(head +
+                          "STREAM(read_postgres(connection => 'x', publication => 'p', "
+                          "slot => 's', table => 't', copy_connections => 4))");
+  ASSERT_TRUE(copying.ok()) << copying.status().ToString();
+  EXPECT_EQ(copying->flows[0].source.postgres.copy_connections, 4);
   EXPECT_EQ(spilling->flows[0].source.postgres.spill.folder,
             spilling->flows[0].target_folder + "/_cdclake/spill");
   // A ONCE flow cannot share a slot: it would hold the slot back once it stops reading.

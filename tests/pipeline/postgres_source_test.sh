@@ -62,6 +62,7 @@ CREATE OR REFRESH STREAMING TABLE shop.customers_direct;
 CREATE FLOW customers_direct AS AUTO CDC INTO shop.customers_direct
 FROM STREAM(read_postgres(connection => '${pg}', publication => 'cdclake',
                           slot => 'cdclake_direct', table => 'customers',
+                          copy_connections => 2,  -- one all the same: the table is small
                           spill_mb => 0))  -- every change waits for its commit on disk
 KEYS (id)
 APPLY AS DELETE WHEN _op = 'd'

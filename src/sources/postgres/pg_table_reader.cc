@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -368,21 +369,21 @@ Status PgTableReader::BeginSnapshot() {
       CreateReplicationSlot(*replication_, name, SnapshotAction::kExport, temporary));
   CrashPoint("pg-slot-created");
   start_ = slot.consistent_point;
-  // The snapshot lives while the replication connection is idle; once imported, the
-  // transaction keeps it.
-  CDCLAKE_RETURN_IF_ERROR(sql_->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
-  CDCLAKE_RETURN_IF_ERROR(
-      sql_->Execute("SET TRANSACTION SNAPSHOT " + QuoteLiteral(slot.snapshot_name)));
-  std::string columns;
-  for (const RelationInfo::Column& c : catalog_.columns) {
-    columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(c.name);
-  }
-  // COPY rather than a cursor: the server sends rows as fast as it makes them, and each comes
-  // as one line, split in place.
-  CDCLAKE_ASSIGN_OR_RETURN(
-      copy_, PgCopyOut::Start(*sql_, "COPY (SELECT " + columns + " FROM " +
-                                         QuoteIdentifier(catalog_.schema) + "." +
-                                         QuoteIdentifier(catalog_.name) + ") TO STDOUT"));
+  // The snapshot lives while the replication connection is idle; once imported, the copy's
+  // transactions keep it.
+  PgCopySpec copy;
+  copy.connection = spec_.connection;
+  copy.snapshot = slot.snapshot_name;
+  copy.connections = spec_.copy_connections;
+  // Over several connections, a batch is made of whole chunks, one a connection at least and
+  // none over 65,536 rows: each thread holds one while one more waits ready, about a batch in
+  // all. (One connection reads each batch whole, as it is asked for.)
+  const int64_t pieces =
+      std::max<int64_t>(spec_.copy_connections, (spec_.batch_rows + (int64_t{1} << 16) - 1) >> 16);
+  copy.chunk_rows = std::max<int64_t>((spec_.batch_rows + pieces - 1) / pieces, 1);
+  copy.chunks_ahead = 1;
+  CDCLAKE_ASSIGN_OR_RETURN(copy_, PgTableCopy::Start(copy, catalog_, database_, start_,
+                                                     UnixToPostgresMicros(NowMs() * 1000)));
   if (temporary) replication_.reset();
   snapshot_pending_ = true;
   return Status::OK();
@@ -391,6 +392,9 @@ Status PgTableReader::BeginSnapshot() {
 std::string PgTableReader::StartText() const {
   if (resume_) return resume_->ToString();
   std::string out = "snapshot of " + catalog_.schema + "." + catalog_.name;
+  if (copy_ != nullptr && copy_->ranges() > 1) {
+    out += " over " + std::to_string(copy_->ranges()) + " connections";
+  }
   if (stopped_copy_rows_ >= 0) {
     out += " (again: a copy stopped after " + std::to_string(stopped_copy_rows_) + " rows)";
   }
@@ -418,31 +422,26 @@ Result<PgBatch> PgTableReader::ReadSnapshot() {
     ++snapshot_ordinal_;
     truncate_first_ = false;
   }
-  PgSnapshotRows rows(catalog_, database_, start_, UnixToPostgresMicros(now_us), &batch.rows);
   bool whole = false;
-  for (int64_t taken = 0; taken < spec_.batch_rows; ++taken) {
-    const std::vector<const std::string*>* row = peeked_;
-    peeked_ = nullptr;
-    if (row == nullptr) {
-      CDCLAKE_ASSIGN_OR_RETURN(row, copy_->Next());
-    }
-    if (row == nullptr) {
+  for (int64_t taken = 0; taken < spec_.batch_rows;) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<change::ChangeBatch> chunk,
+                             copy_->Next(snapshot_ordinal_, spec_.batch_rows - taken));
+    if (!chunk) {
       whole = true;
       break;
     }
-    CDCLAKE_RETURN_IF_ERROR(rows.Append(*row, snapshot_ordinal_++));
+    taken += chunk->num_records();
+    snapshot_ordinal_ += chunk->num_records();
+    change::AppendRows(std::move(*chunk), &batch.rows);
   }
+  // Whether this batch ends the copy: it does when no row follows.
   if (!whole) {
-    // Whether this batch ends the copy: it does when no row follows.
-    CDCLAKE_ASSIGN_OR_RETURN(peeked_, copy_->Next());
-    whole = peeked_ == nullptr;
+    CDCLAKE_ASSIGN_OR_RETURN(whole, copy_->Done());
   }
-  rows.Finish();
   CrashPoint(whole ? "pg-copy-read" : "pg-copy-batch-read");
   batch.end = PgPosition{system_id_, database_, spec_.slot, start_};
   if (whole) {
     copy_.reset();
-    CDCLAKE_RETURN_IF_ERROR(sql_->Execute("COMMIT"));
     snapshot_pending_ = false;
   } else {
     batch.end.snapshot_rows = snapshot_ordinal_;

@@ -17,7 +17,7 @@
 #include "change/change_batch.h"
 #include "json/json.h"
 #include "sources/postgres/pg_connection.h"
-#include "sources/postgres/pg_copy.h"
+#include "sources/postgres/pg_table_copy.h"
 #include "sources/postgres/pgoutput_decoder.h"
 #include "sources/postgres/pgoutput_message.h"
 #include "sources/postgres/stream_end.h"
@@ -35,6 +35,9 @@ struct PgTableSpec {
   std::string slot;         // created on the first run
   std::string table;        // "schema.name", or "name" in the search path
   int64_t batch_rows = 100000;
+  /// Connections copying the table at once on the first run, each a range of its blocks
+  /// (read_postgres's copy_connections; PgCopySpec::connections).
+  int copy_connections = 1;
   /// How often the slot hears from the reader at least, also while the flow commits and no
   /// batch is being read (PostgreSQL ends a stream silent for wal_sender_timeout, 60 s).
   int64_t status_interval_ms = 10000;
@@ -165,12 +168,10 @@ class PgTableReader {
   std::vector<std::string> keys_;
   std::optional<PgPosition> resume_;
   bool snapshot_pending_ = false;
-  bool truncate_first_ = false;      // the copy starts again: a `t` row before its rows
-  int64_t snapshot_ordinal_ = 0;     // rows of the copy handed out so far
-  int64_t stopped_copy_rows_ = -1;   // the stopped copy's rows, for StartText
-  std::unique_ptr<PgCopyOut> copy_;  // the table's rows, in the copy's snapshot
-  // The copy's next row, read to know whether a batch ends it (valid until copy_->Next).
-  const std::vector<const std::string*>* peeked_ = nullptr;
+  bool truncate_first_ = false;        // the copy starts again: a `t` row before its rows
+  int64_t snapshot_ordinal_ = 0;       // rows of the copy handed out so far
+  int64_t stopped_copy_rows_ = -1;     // the stopped copy's rows, for StartText
+  std::unique_ptr<PgTableCopy> copy_;  // the table's rows, in the copy's snapshot
   Lsn start_ = 0;  // transactions ending at or before it are in the table already
   StreamEnd end_;  // stop_at: the WAL position when the reader opened (a run reads up to it)
   Lsn slot_confirmed_ = 0;  // the slot's confirmed position when the reader opened

@@ -182,6 +182,67 @@ TEST(PgTableReader, TheCopyComesInBatchesAndAStoppedCopyStartsAgainAfterATruncat
   EXPECT_EQ(read.end->snapshot_rows, -1);
 }
 
+TEST(PgTableReader, ACopyOverTwoConnectionsMeetsTheStreamWhileAnotherSessionCommits) {
+  auto db = ConnectToSharedServer();
+  ASSERT_NE(db, nullptr);
+  // Five rows a block: 2,400 blocks, two ranges of at least 1,024.
+  ASSERT_TRUE(db->Execute("CREATE TABLE reader_ranges(id bigint PRIMARY KEY, v text, pad text);"
+                          "CREATE PUBLICATION pub_ranges FOR TABLE reader_ranges;"
+                          "INSERT INTO reader_ranges SELECT g, 'seed', repeat('p', 1500) "
+                          "FROM generate_series(1, 12000) g")
+                  .ok());
+  // A writer updates seed rows (moving them to the table's end) and inserts new ones all
+  // through the copy and the stream.
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> written{12000};
+  std::thread writer([&] {
+    auto w = ConnectToSharedServer();
+    if (w == nullptr) return;
+    while (!stop.load()) {
+      const int64_t id = written.load() + 1;
+      if (!w->Execute("BEGIN; UPDATE reader_ranges SET v = 'live' WHERE id = " +
+                      std::to_string(id % 12000 + 1) + "; INSERT INTO reader_ranges VALUES (" +
+                      std::to_string(id) + ", 'live', ''); COMMIT")
+               .ok()) {
+        break;
+      }
+      written.store(id);
+    }
+  });
+  PgTableSpec spec = Spec("reader_ranges", "slot_ranges");
+  spec.copy_connections = 2;
+  auto reader = PgTableReader::Open(spec, std::nullopt);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->StartText(), "snapshot of public.reader_ranges over 2 connections");
+  ReadAll read = Drain(**reader);
+  reader->reset();
+  stop.store(true);
+  writer.join();
+  auto rest = PgTableReader::Open(spec, read.end);
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  ReadAll after = Drain(**rest);
+  std::map<int64_t, int> copied;
+  std::map<int64_t, int> inserted;
+  for (const auto* part : {&read, &after}) {
+    for (const auto& [id, op] : part->rows) {
+      if (op == "r") ++copied[id];
+      if (op == "c") ++inserted[id];
+      EXPECT_TRUE(op == "r" || op == "c" || op == "u") << "id " << id << " came as " << op;
+    }
+  }
+  // Every seed row once in the copy; every row inserted after it once in the stream.
+  ASSERT_GE(copied.size(), 12000u);
+  for (int64_t id = 1; id <= 12000; ++id) EXPECT_EQ(copied.count(id), 1u) << "seed id " << id;
+  for (const auto& [id, count] : copied) EXPECT_EQ(count, 1) << "id " << id << " copied twice";
+  for (const auto& [id, count] : inserted) {
+    EXPECT_EQ(count, 1) << "id " << id << " streamed twice";
+    EXPECT_EQ(copied.count(id), 0u) << "id " << id << " copied and streamed";
+  }
+  EXPECT_EQ(static_cast<int64_t>(copied.size() + inserted.size()), written.load())
+      << "every row committed is read once";
+  EXPECT_GT(inserted.size(), 0u) << "the writer committed nothing during the stream";
+}
+
 TEST(PgTableReader, LargeTransactionsStreamedInProgressCommitWholeOrNotAtAll) {
   auto db = ConnectToSharedServer();
   ASSERT_NE(db, nullptr);
