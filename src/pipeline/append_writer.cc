@@ -82,18 +82,21 @@ Result<std::shared_ptr<const delta::Snapshot>> PrepareTable(io::FileSystem& fs,
 
 // `rows` laid out as the table's columns: same order, NULL where the rows lack one, each cast up
 // to the table's type where it was narrower.
-Result<data::RecordBatch> AsTableRows(const data::RecordBatch& rows, const data::Schema& table) {
+Result<data::RecordBatch> AsTableRows(data::RecordBatch rows, const data::Schema& table) {
   const int64_t n = rows.num_rows();
+  const data::Schema sent = rows.schema();
+  // Each column of `rows` is named by at most one table column: moved, not copied.
+  std::vector<data::Column> given = rows.ReleaseColumns();
   std::vector<data::Column> columns;
   for (const data::Field& f : table.fields()) {
-    int at = rows.schema().FieldIndex(f.name);
+    int at = sent.FieldIndex(f.name);
     if (at < 0) {
       columns.push_back(data::Column::Repeat(f.type, data::Value::Null(), n));
       continue;
     }
-    const data::Column& have = rows.column(static_cast<size_t>(at));
+    data::Column& have = given[static_cast<size_t>(at)];
     if (*have.type() == *f.type) {
-      columns.push_back(have);
+      columns.push_back(std::move(have));
       continue;
     }
     CDCLAKE_ASSIGN_OR_RETURN(data::Column cast, delta::UpcastColumn(have, f.type, f.name));
@@ -107,7 +110,7 @@ Result<data::RecordBatch> AsTableRows(const data::RecordBatch& rows, const data:
 }  // namespace
 
 Result<int64_t> AppendWithCheckpoint(io::FileSystem& fs, const std::string& table_root,
-                                     const data::RecordBatch& rows, const AppendTableSpec& spec,
+                                     data::RecordBatch rows, const AppendTableSpec& spec,
                                      const AppendCheckpoint& checkpoint) {
   CDCLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot,
                            PrepareTable(fs, table_root, rows.schema(), rows.num_rows() > 0, spec));
@@ -125,7 +128,8 @@ Result<int64_t> AppendWithCheckpoint(io::FileSystem& fs, const std::string& tabl
   }
   delta::Transaction txn(fs, table_root, snapshot);
   if (rows.num_rows() > 0) {
-    CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch laid_out, AsTableRows(rows, snapshot->schema()));
+    CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch laid_out,
+                             AsTableRows(std::move(rows), snapshot->schema()));
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<delta::Add> adds,
                              delta::WriteDataFiles(fs, *snapshot, laid_out));
     for (delta::Add& add : adds) txn.Add(std::move(add));

@@ -42,7 +42,7 @@ struct AppendCheckpoint {
 /// nothing written, when the table's txn version of the flow is not `checkpoint.batch - 1` (a
 /// writer of the same flow committed meanwhile) or becomes so before the commit.
 Result<int64_t> AppendWithCheckpoint(io::FileSystem& fs, const std::string& table_root,
-                                     const data::RecordBatch& rows, const AppendTableSpec& spec,
+                                     data::RecordBatch rows, const AppendTableSpec& spec,
                                      const AppendCheckpoint& checkpoint);
 
 }  // namespace cdclake::pipeline

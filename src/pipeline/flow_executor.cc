@@ -407,14 +407,19 @@ Status RunStreamFlow(io::FileSystem& fs, const FlowPlan& flow, const FlowExecuti
         // the table; the position is kept beside it, as for a batch that changed nothing.
         unchanged_after = position;
       } else {
+        const int64_t appended = rows.rows.num_rows();
+        // The rows' columns move into the files written (their schema stays, for the schema
+        // watch below).
+        data::RecordBatch appending(rows.rows.schema(), rows.rows.ReleaseColumns());
+        appending.set_num_rows(appended);
         CDCLAKE_ASSIGN_OR_RETURN(
             int64_t version,
-            AppendWithCheckpoint(fs, flow.target_folder, rows.rows, spec,
+            AppendWithCheckpoint(fs, flow.target_folder, std::move(appending), spec,
                                  AppendCheckpoint{flow.name, batch_no + 1, position, source_txns}));
         ++batch_no;
         source->Committed(position);
-        report.counts.applied = rows.rows.num_rows();
-        report.counts.inserted = rows.rows.num_rows();
+        report.counts.applied = appended;
+        report.counts.inserted = appended;
         report.table_version = version;
         outcome->versions.push_back(version);
       }

@@ -155,21 +155,19 @@ Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written, change:
   const data::Schema& input = batch.rows.schema();
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<OutputColumn> outputs, Outputs(query, input, hidden));
   const int64_t n = batch.rows.num_rows();
-  std::vector<data::Field> fields;
-  std::vector<data::Column> columns;
-  std::vector<std::vector<uint8_t>> unchanged;
   const bool marked = !batch.unchanged.empty();
-  for (const OutputColumn& c : outputs) {
+  // The computed columns first, while every input column is in place; then the input columns
+  // passed through, each moved at its last use rather than copied (SELECT * copies nothing).
+  std::vector<data::Column> computed(outputs.size());
+  std::vector<std::vector<uint8_t>> computed_marks(outputs.size());
+  std::vector<int> uses(input.num_fields(), 0);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputColumn& c = outputs[i];
     if (c.source >= 0) {
-      auto s = static_cast<size_t>(c.source);
-      fields.push_back({c.name, input.field(s).type, true});
-      columns.push_back(batch.rows.column(s));
-      if (marked) unchanged.push_back(batch.unchanged[s]);
+      ++uses[static_cast<size_t>(c.source)];
       continue;
     }
-    CDCLAKE_ASSIGN_OR_RETURN(data::Column values, data::EvaluateValue(*c.expr, batch.rows));
-    fields.push_back({c.name, values.type(), true});
-    columns.push_back(std::move(values));
+    CDCLAKE_ASSIGN_OR_RETURN(computed[i], data::EvaluateValue(*c.expr, batch.rows));
     if (!marked) continue;
     std::vector<uint8_t> marks(static_cast<size_t>(n), 0);
     for (const std::string& name : c.reads) {
@@ -178,7 +176,26 @@ Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written, change:
       const std::vector<uint8_t>& from = batch.unchanged[static_cast<size_t>(at)];
       for (size_t r = 0; r < marks.size() && r < from.size(); ++r) marks[r] |= from[r];
     }
-    unchanged.push_back(std::move(marks));
+    computed_marks[i] = std::move(marks);
+  }
+  std::vector<data::Field> fields;
+  std::vector<data::Column> columns;
+  std::vector<std::vector<uint8_t>> unchanged;
+  const data::Schema sent = input;
+  std::vector<data::Column> given = batch.rows.ReleaseColumns();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputColumn& c = outputs[i];
+    if (c.source < 0) {
+      fields.push_back({c.name, computed[i].type(), true});
+      columns.push_back(std::move(computed[i]));
+      if (marked) unchanged.push_back(std::move(computed_marks[i]));
+      continue;
+    }
+    auto s = static_cast<size_t>(c.source);
+    const bool last = --uses[s] == 0;
+    fields.push_back({c.name, sent.field(s).type, true});
+    columns.push_back(last ? std::move(given[s]) : given[s]);
+    if (marked) unchanged.push_back(last ? std::move(batch.unchanged[s]) : batch.unchanged[s]);
   }
   batch.rows = data::RecordBatch(data::Schema(std::move(fields)), std::move(columns));
   batch.rows.set_num_rows(n);

@@ -186,6 +186,34 @@ TEST(SelectTransformTest, ComputedColumnsInheritTheMarksOfWhatTheyRead) {
   EXPECT_EQ(out.unchanged[4], (std::vector<uint8_t>{0, 0, 0, 0}));
 }
 
+TEST(SelectTransformTest, AColumnPassedThroughTwiceAndReadLaterKeepsItsValuesEachTime) {
+  // Input columns are moved into the output at their last use: `name` is passed twice, and a
+  // computed column after both reads it; `qty` is read before it is passed.
+  change::ChangeBatch out = MustApply(
+      "SELECT qty * 2 AS twice, name, name AS again, qty, upper(name) AS uname, name || '?' AS "
+      "asked FROM src",
+      Input());
+  EXPECT_EQ(FieldNames(out.rows.schema()),
+            (Names{"twice", "name", "again", "qty", "uname", "asked"}));
+  const std::vector<Value> names{Value::Bytes("ann"), Value::Bytes("bob"), Value::Null(),
+                                 Value::Bytes("dee")};
+  EXPECT_EQ(ColumnValues(out, 1), names);
+  EXPECT_EQ(ColumnValues(out, 2), names);
+  EXPECT_EQ(ColumnValues(out, 3),
+            (std::vector<Value>{Value::Int(3), Value::Null(), Value::Int(5), Value::Int(7)}));
+  EXPECT_EQ(ColumnValues(out, 0),
+            (std::vector<Value>{Value::Int(6), Value::Null(), Value::Int(10), Value::Int(14)}));
+  EXPECT_EQ(ColumnValues(out, 4), (std::vector<Value>{Value::Bytes("ANN"), Value::Bytes("BOB"),
+                                                      Value::Null(), Value::Bytes("DEE")}));
+  EXPECT_EQ(ColumnValues(out, 5)[3], Value::Bytes("dee?"));
+  ASSERT_EQ(out.unchanged.size(), 6u);
+  EXPECT_EQ(out.unchanged[1], (std::vector<uint8_t>{0, 0, 1, 0}));
+  EXPECT_EQ(out.unchanged[2], (std::vector<uint8_t>{0, 0, 1, 0}));
+  EXPECT_EQ(out.unchanged[3], (std::vector<uint8_t>{0, 0, 0, 1}));
+  EXPECT_EQ(out.unchanged[4], (std::vector<uint8_t>{0, 0, 1, 0}));
+  EXPECT_EQ(out.unchanged[0], (std::vector<uint8_t>{0, 0, 0, 1}));
+}
+
 TEST(SelectTransformTest, TwoOutputColumnsWithOneNameAreRefused) {
   for (const char* select :
        {"SELECT id, id FROM src", "SELECT *, name FROM src", "SELECT id, qty AS id FROM src",
