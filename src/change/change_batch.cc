@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <numeric>
 #include <utility>
 
 namespace cdclake::change {
@@ -33,6 +34,37 @@ void KeepRows(const std::vector<int64_t>& keep, ChangeBatch* batch) {
   batch->positions.Keep(keep);
   batch->raw.Keep(keep);
   for (std::vector<uint8_t>& marks : batch->unchanged) KeepEntries(keep, &marks);
+}
+
+ChangeBatch TakeFrontRows(int64_t n, ChangeBatch* batch) {
+  const int64_t rows = batch->rows.num_rows();
+  n = std::clamp<int64_t>(n, 0, rows);
+  std::vector<int64_t> head(static_cast<size_t>(n));
+  std::vector<int64_t> tail(static_cast<size_t>(rows - n));
+  std::iota(head.begin(), head.end(), int64_t{0});
+  std::iota(tail.begin(), tail.end(), n);
+  std::vector<data::Column> front_columns;
+  std::vector<data::Column> back_columns;
+  for (const data::Column& c : batch->rows.columns()) {
+    front_columns.push_back(c.Take(head));
+    back_columns.push_back(c.Take(tail));
+  }
+  ChangeBatch front;
+  front.rows = data::RecordBatch(batch->rows.schema(), std::move(front_columns));
+  front.rows.set_num_rows(n);
+  data::RecordBatch back(batch->rows.schema(), std::move(back_columns));
+  back.set_num_rows(rows - n);
+  batch->rows = std::move(back);
+  front.positions = batch->positions.TakeFront(static_cast<size_t>(n));
+  front.raw = batch->raw.TakeFront(static_cast<size_t>(n));
+  for (std::vector<uint8_t>& marks : batch->unchanged) {
+    const auto cut = static_cast<std::ptrdiff_t>(std::min(marks.size(), static_cast<size_t>(n)));
+    front.unchanged.emplace_back(marks.begin(), marks.begin() + cut);
+    marks.erase(marks.begin(), marks.begin() + cut);
+  }
+  front.rejected = std::exchange(batch->rejected, {});
+  front.text_source = batch->text_source;
+  return front;
 }
 
 void AppendRows(ChangeBatch&& from, ChangeBatch* into) {

@@ -49,6 +49,10 @@ struct ChangeBatch {
 /// unchanged marks; rejected records stay as they are.
 void KeepRows(const std::vector<int64_t>& keep, ChangeBatch* batch);
 
+/// Takes the first `n` rows of `batch`, each with its position, raw text and unchanged marks,
+/// and its rejected records, into a batch of their own; `batch` keeps the rows after them.
+ChangeBatch TakeFrontRows(int64_t n, ChangeBatch* batch);
+
 /// Appends `from`'s rows (of `into`'s schema), each with its position, raw text and unchanged
 /// marks, after `into`'s, and its rejected records after `into`'s. An `into` without columns, or
 /// without rows and rejected records, becomes `from` (nothing copied); a `from` without columns

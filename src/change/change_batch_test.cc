@@ -1,4 +1,5 @@
-// KeepRows and AppendRows: rows, positions, raw text and unchanged marks stay aligned.
+// KeepRows, TakeFrontRows and AppendRows: rows, positions, raw text and unchanged marks stay
+// aligned.
 #include "change/change_batch.h"
 
 #include <gtest/gtest.h>
@@ -56,6 +57,29 @@ ChangeBatch Ids(int64_t first, int64_t n, bool raw, bool marks) {
     }
   }
   return batch;
+}
+
+TEST(ChangeBatchTest, TakeFrontRowsSplitsEverythingThatDescribesARowAtOnePlace) {
+  ChangeBatch batch = Ids(0, 5, /*raw=*/true, /*marks=*/true);
+  batch.rejected.push_back({"bad", {"f", 9, 0}, "why"});
+  ChangeBatch front = TakeFrontRows(2, &batch);
+  ASSERT_EQ(front.rows.num_rows(), 2);
+  ASSERT_EQ(batch.rows.num_rows(), 3);
+  EXPECT_EQ(front.rows.column(0).GetValue(1).int_value(), 1);
+  EXPECT_EQ(batch.rows.column(0).GetValue(0).int_value(), 2);
+  EXPECT_EQ(front.positions[1].line, 1);
+  EXPECT_EQ(batch.positions[0].line, 2);
+  EXPECT_EQ(front.raw, (std::vector<std::string>{"raw0", "raw1"}));
+  EXPECT_EQ(batch.raw, (std::vector<std::string>{"raw2", "raw3", "raw4"}));
+  EXPECT_EQ(front.unchanged, (std::vector<std::vector<uint8_t>>{{0, 1}}));
+  EXPECT_EQ(batch.unchanged, (std::vector<std::vector<uint8_t>>{{0, 1, 0}}));
+  EXPECT_EQ(front.rejected.size(), 1u) << "the rejected records go with the front";
+  EXPECT_TRUE(batch.rejected.empty());
+  // More than there is: everything, and an empty batch with its columns left.
+  ChangeBatch all = TakeFrontRows(10, &batch);
+  EXPECT_EQ(all.rows.num_rows(), 3);
+  EXPECT_EQ(batch.rows.num_rows(), 0);
+  EXPECT_EQ(batch.rows.num_columns(), 1u);
 }
 
 TEST(ChangeBatchTest, AppendRowsKeepsEverythingThatDescribesARowAligned) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "sources/postgres/pg_catalog.h"
 #include "sources/postgres/pg_change_rows.h"
 
 namespace cdclake::sources::postgres {
@@ -14,27 +15,26 @@ namespace {
 
 // PostgreSQL 14 reads `ctid >= a AND ctid < b` by a TID range scan: only the range's blocks.
 constexpr int kTidRangeScanVersion = 140000;
+// How long the second and later connections wait for the table's lock. Once the first COPY
+// holds it, an ALTER TABLE queues behind that COPY and the next COPY behind the ALTER; the first
+// is read only after every COPY has started, so without a limit they would wait on each other
+// for ever. The copy then fails naming the range, and the next run tries again.
+constexpr int64_t kLockTimeoutMs = 10000;
+constexpr int64_t kMaxChunkRows = int64_t{1} << 16;
+constexpr size_t kChunksAhead = 1;  // chunks waiting for Next, besides each thread's own
 
 std::string BlockBound(int64_t block) {
   return "'(" + std::to_string(block) + ",0)'::tid";
 }
 
-// Numbers the rows of `chunk` (rows of PgChangeSchema(relation)) from `first` in _seq's ordinal.
-void NumberRows(const RelationInfo& relation, int64_t first, change::ChangeBatch* chunk) {
-  data::Column& ordinal = chunk->rows.mutable_column(relation.columns.size() + 1).mutable_child(2);
+// Numbers the rows of `chunk` from `first` in the ordinal of its column `seq` (_seq).
+void NumberRows(size_t seq, int64_t first, change::ChangeBatch* chunk) {
+  data::Column& ordinal = chunk->rows.mutable_column(seq).mutable_child(2);
   std::vector<uint8_t>& values = ordinal.mutable_values();
   for (int64_t i = 0; i < ordinal.length(); ++i) {
     const int64_t v = first + i;
     std::memcpy(values.data() + i * sizeof v, &v, sizeof v);
   }
-}
-
-// Indices from..to-1.
-std::vector<int64_t> Indices(int64_t from, int64_t to) {
-  std::vector<int64_t> out;
-  out.reserve(static_cast<size_t>(std::max<int64_t>(to - from, 0)));
-  for (int64_t i = from; i < to; ++i) out.push_back(i);
-  return out;
 }
 
 }  // namespace
@@ -56,11 +56,8 @@ Result<std::unique_ptr<PgTableCopy>> PgTableCopy::Start(const PgCopySpec& spec,
                                                         Lsn consistent_point,
                                                         int64_t commit_time_us) {
   std::unique_ptr<PgTableCopy> copy(new PgTableCopy());
-  copy->spec_ = spec;
-  copy->relation_ = relation;
-  copy->database_ = database;
-  copy->consistent_point_ = consistent_point;
-  copy->commit_time_us_ = commit_time_us;
+  copy->schema_ = PgChangeSchema(relation);
+  copy->seq_column_ = relation.columns.size() + 1;
   // Every connection sees the table as the snapshot does: the slot's consistent point.
   auto open = [&]() -> Result<std::unique_ptr<PgConnection>> {
     CDCLAKE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> c,
@@ -80,7 +77,8 @@ Result<std::unique_ptr<PgTableCopy>> PgTableCopy::Start(const PgCopySpec& spec,
     CDCLAKE_ASSIGN_OR_RETURN(
         PgRows size, first->Query("SELECT pg_relation_size(" + std::to_string(relation.oid) +
                                   "::oid::regclass) / current_setting('block_size')::bigint"));
-    if (!size.rows.empty() && size.rows[0][0]) blocks = std::stoll(*size.rows[0][0]);
+    const std::string cell = FirstCell(size);
+    if (!cell.empty()) blocks = std::stoll(cell);
   }
   std::string columns;
   for (const RelationInfo::Column& c : relation.columns) {
@@ -103,8 +101,7 @@ Result<std::unique_ptr<PgTableCopy>> PgTableCopy::Start(const PgCopySpec& spec,
     } else {
       CDCLAKE_ASSIGN_OR_RETURN(range.connection, open());
       CDCLAKE_RETURN_IF_ERROR(
-          range.connection->Execute("SET LOCAL lock_timeout = " +
-                                    std::to_string(std::max<int64_t>(spec.lock_timeout_ms, 1))));
+          range.connection->Execute("SET LOCAL lock_timeout = " + std::to_string(kLockTimeoutMs)));
     }
     std::string statement = "COPY (SELECT ";
     statement += columns;
@@ -115,18 +112,25 @@ Result<std::unique_ptr<PgTableCopy>> PgTableCopy::Start(const PgCopySpec& spec,
     statements.push_back(std::move(statement));
     copy->ranges_.push_back(std::move(range));
   }
+  // Over several connections a batch is made of whole chunks, one a connection at least.
+  const auto pieces = std::max<int64_t>(static_cast<int64_t>(copy->ranges_.size()),
+                                        (spec.batch_rows + kMaxChunkRows - 1) / kMaxChunkRows);
+  copy->chunk_rows_ = std::max<int64_t>((spec.batch_rows + pieces - 1) / pieces, 1);
   // COPY rather than a cursor: the server sends rows as fast as it makes them, and each comes
   // as one line, split in place.
   for (size_t i = 0; i < copy->ranges_.size(); ++i) {
-    Range& range = copy->ranges_[i];
+    Range& range = copy->ranges_[i];  // in place from here: `writer` points at its chunk
     Result<std::unique_ptr<PgCopyOut>> started = PgCopyOut::Start(*range.connection, statements[i]);
     if (!started.ok()) return started.status().WithContext(range.name);
     range.copy = std::move(*started);
-    range.canceller = std::make_unique<PgCanceller>(*range.connection);
+    range.chunk.rows = data::RecordBatch(copy->schema_);
+    range.writer = std::make_unique<PgSnapshotRows>(relation, database, consistent_point,
+                                                    commit_time_us, &range.chunk);
   }
   if (copy->ranges_.size() == 1) return copy;  // read as Next asks, in its caller's thread
   copy->running_ = copy->ranges_.size();
   for (Range& range : copy->ranges_) {
+    range.canceller = std::make_unique<PgCanceller>(*range.connection);
     range.thread = std::thread([c = copy.get(), r = &range] { c->Copy(r); });
   }
   return copy;
@@ -151,39 +155,32 @@ PgTableCopy::~PgTableCopy() {
   }
 }
 
+Status PgTableCopy::ReadInto(Range& range, int64_t records) {
+  while (range.copy != nullptr && range.chunk.num_records() < records) {
+    CDCLAKE_ASSIGN_OR_RETURN(const std::vector<const std::string*>* row, range.copy->Next());
+    if (row == nullptr) {
+      range.copy.reset();
+      return range.connection->Execute("COMMIT");
+    }
+    CDCLAKE_RETURN_IF_ERROR(range.writer->Append(*row, 0));
+  }
+  return Status::OK();
+}
+
+change::ChangeBatch PgTableCopy::TakeChunk(Range& range) {
+  range.writer->Finish();
+  change::ChangeBatch out = std::exchange(range.chunk, change::ChangeBatch());
+  range.chunk.rows = data::RecordBatch(schema_);
+  return out;
+}
+
 void PgTableCopy::Copy(Range* range) {
   Status status = Status::OK();
-  change::ChangeBatch chunk;
-  auto rows = std::make_unique<PgSnapshotRows>(relation_, database_, consistent_point_,
-                                               commit_time_us_, &chunk);
-  bool stopped = false;
   while (true) {
-    Result<const std::vector<const std::string*>*> row = range->copy->Next();
-    if (!row.ok()) {
-      status = row.status();
-      break;
-    }
-    if (*row == nullptr) break;
-    status = rows->Append(**row, 0);
+    status = ReadInto(*range, chunk_rows_);
     if (!status.ok()) break;
-    if (chunk.num_records() < spec_.chunk_rows) continue;
-    rows->Finish();
-    rows.reset();
-    if (!Push(&chunk)) {
-      stopped = true;
-      break;
-    }
-    rows = std::make_unique<PgSnapshotRows>(relation_, database_, consistent_point_,
-                                            commit_time_us_, &chunk);
-  }
-  if (status.ok() && !stopped) {
-    rows->Finish();
-    rows.reset();
-    if (chunk.num_records() > 0) stopped = !Push(&chunk);
-  }
-  if (status.ok() && !stopped) {
-    range->copy.reset();
-    status = range->connection->Execute("COMMIT");
+    if (range->chunk.num_records() > 0 && !Push(TakeChunk(*range))) break;
+    if (range->copy == nullptr) break;
   }
   std::lock_guard<std::mutex> lock(mutex_);
   range->ended = true;
@@ -192,14 +189,11 @@ void PgTableCopy::Copy(Range* range) {
   changed_.notify_all();
 }
 
-bool PgTableCopy::Push(change::ChangeBatch* chunk) {
+bool PgTableCopy::Push(change::ChangeBatch chunk) {
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [&] {
-    return stopping_ || failed_ ||
-           static_cast<int64_t>(chunks_.size()) < std::max<int64_t>(spec_.chunks_ahead, 1);
-  });
+  changed_.wait(lock, [&] { return stopping_ || failed_ || chunks_.size() < kChunksAhead; });
   if (stopping_ || failed_) return false;
-  chunks_.push_back(std::exchange(*chunk, change::ChangeBatch()));
+  chunks_.push_back(std::move(chunk));
   changed_.notify_all();
   return true;
 }
@@ -209,28 +203,11 @@ Status PgTableCopy::Wait(std::unique_lock<std::mutex>& lock) {
   return failed_.value_or(Status::OK());
 }
 
-Status PgTableCopy::ReadPending(int64_t records) {
+Status PgTableCopy::ReadOne(int64_t records) {
   if (failed_) return *failed_;
   Range& range = ranges_.front();
-  auto read = [&]() -> Status {
-    while (!pending_ended_ && pending_.num_records() < records) {
-      CDCLAKE_ASSIGN_OR_RETURN(const std::vector<const std::string*>* row, range.copy->Next());
-      if (row == nullptr) {
-        range.copy.reset();
-        CDCLAKE_RETURN_IF_ERROR(range.connection->Execute("COMMIT"));
-        pending_ended_ = true;
-        break;
-      }
-      if (pending_rows_ == nullptr) {
-        pending_rows_ = std::make_unique<PgSnapshotRows>(relation_, database_, consistent_point_,
-                                                         commit_time_us_, &pending_);
-      }
-      CDCLAKE_RETURN_IF_ERROR(pending_rows_->Append(*row, 0));
-    }
-    return Status::OK();
-  };
-  Status status = read();
-  // A COPY that failed has ended on the connection: it would read as ended, not as failed.
+  // A COPY that failed has ended on its connection: read again, it would look whole.
+  Status status = ReadInto(range, records);
   if (!status.ok()) failed_ = status.WithContext(range.name);
   return failed_.value_or(Status::OK());
 }
@@ -238,42 +215,37 @@ Status PgTableCopy::ReadPending(int64_t records) {
 Result<std::optional<change::ChangeBatch>> PgTableCopy::Next(int64_t first_ordinal,
                                                              int64_t max_records) {
   using Out = std::optional<change::ChangeBatch>;
+  change::ChangeBatch chunk;
   if (ranges_.size() == 1) {
-    CDCLAKE_RETURN_IF_ERROR(ReadPending(max_records));
-    if (pending_.num_records() == 0) return Out();
-    if (pending_rows_ != nullptr) pending_rows_->Finish();
-    pending_rows_.reset();
-    change::ChangeBatch chunk = std::move(pending_);
-    pending_ = change::ChangeBatch();
-    NumberRows(relation_, first_ordinal, &chunk);
-    return Out(std::move(chunk));
+    CDCLAKE_RETURN_IF_ERROR(ReadOne(max_records));
+    if (ranges_.front().chunk.num_records() == 0) return Out();
+    chunk = TakeChunk(ranges_.front());
+  } else {
+    std::unique_lock<std::mutex> lock(mutex_);
+    CDCLAKE_RETURN_IF_ERROR(Wait(lock));
+    if (chunks_.empty()) return Out();
+    chunk = std::move(chunks_.front());
+    chunks_.pop_front();
+    changed_.notify_all();
+    lock.unlock();
+    const int64_t keep = max_records - static_cast<int64_t>(chunk.rejected.size());
+    if (keep < chunk.rows.num_rows()) {
+      // The rows past `max_records` wait for the next call, ahead of every other chunk.
+      change::ChangeBatch front = change::TakeFrontRows(keep, &chunk);
+      lock.lock();
+      chunks_.push_front(std::move(chunk));
+      lock.unlock();
+      chunk = std::move(front);
+    }
   }
-  std::unique_lock<std::mutex> lock(mutex_);
-  CDCLAKE_RETURN_IF_ERROR(Wait(lock));
-  if (chunks_.empty()) return Out();
-  change::ChangeBatch chunk = std::move(chunks_.front());
-  chunks_.pop_front();
-  const int64_t rows = chunk.rows.num_rows();
-  const int64_t keep =
-      std::clamp<int64_t>(max_records - static_cast<int64_t>(chunk.rejected.size()), 0, rows);
-  if (keep < rows) {
-    // The rows past `max_records` wait for the next call, ahead of every other chunk.
-    change::ChangeBatch rest = chunk;
-    rest.rejected.clear();
-    change::KeepRows(Indices(keep, rows), &rest);
-    chunks_.push_front(std::move(rest));
-    change::KeepRows(Indices(0, keep), &chunk);
-  }
-  changed_.notify_all();
-  lock.unlock();
-  NumberRows(relation_, first_ordinal, &chunk);
+  NumberRows(seq_column_, first_ordinal, &chunk);
   return Out(std::move(chunk));
 }
 
 Result<bool> PgTableCopy::Done() {
   if (ranges_.size() == 1) {
-    CDCLAKE_RETURN_IF_ERROR(ReadPending(1));
-    return pending_.num_records() == 0;
+    CDCLAKE_RETURN_IF_ERROR(ReadOne(1));
+    return ranges_.front().chunk.num_records() == 0;
   }
   std::unique_lock<std::mutex> lock(mutex_);
   CDCLAKE_RETURN_IF_ERROR(Wait(lock));

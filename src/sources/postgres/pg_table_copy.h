@@ -17,6 +17,7 @@
 
 #include "base/result.h"
 #include "change/change_batch.h"
+#include "data/schema.h"
 #include "sources/postgres/change_spool.h"
 #include "sources/postgres/lsn.h"
 #include "sources/postgres/pg_connection.h"
@@ -34,13 +35,10 @@ struct PgCopySpec {
   /// (a range is then read by a TID range scan; before, each would scan the whole table).
   int connections = 1;
   int64_t min_range_blocks = 1024;  // 8 MB with the default block size
-  int64_t chunk_rows = 8192;        // rows a copying thread hands over at a time
-  int64_t chunks_ahead = 16;        // chunks waiting for Next at most (threads only; 1 or more)
-  /// How long the second and later connections wait for the table's lock. Once the first
-  /// COPY holds it, an ALTER TABLE queues behind that COPY and the next ones behind it; the
-  /// first is read only after they have started, so without a limit the three would wait on
-  /// each other for ever. The copy then fails naming the lock, and the next run tries again.
-  int64_t lock_timeout_ms = 10000;
+  /// The rows the reader asks Next for at a time. Over several connections, each thread hands
+  /// over chunks of a part of it (at most 65,536 rows) and one more waits ready: about a batch
+  /// in memory beside the reader's.
+  int64_t batch_rows = 100000;
 };
 
 /// The block ranges [from, to) of a table of `blocks` blocks for `connections` copies, at least
@@ -78,31 +76,30 @@ class PgTableCopy {
   struct Range {
     std::string name;  // "copying public.t, blocks 0 to 1200": for errors
     std::unique_ptr<PgConnection> connection;
-    std::unique_ptr<PgCanceller> canceller;
-    std::unique_ptr<PgCopyOut> copy;
+    std::unique_ptr<PgCopyOut> copy;         // null once the COPY has ended and its transaction too
+    change::ChangeBatch chunk;               // rows read and not handed out yet
+    std::unique_ptr<PgSnapshotRows> writer;  // into `chunk`
+    std::unique_ptr<PgCanceller> canceller;  // with a thread
     std::thread thread;
     bool ended = false;  // its thread is done (under mutex_)
   };
   PgTableCopy() = default;
-  // One range: its rows read into pending_ in the caller's thread, up to `records` records.
-  Status ReadPending(int64_t records);
+  // Reads `range`'s rows into its chunk until it holds `records` records or the COPY ends.
+  Status ReadInto(Range& range, int64_t records);
+  // `range`'s chunk, handed out; the range starts a new one.
+  change::ChangeBatch TakeChunk(Range& range);
+  // One range, read in the caller's thread: ReadInto, its first error kept as the copy's.
+  Status ReadOne(int64_t records);
   void Copy(Range* range);
-  // Hands `chunk` over (leaving it empty), waiting for room; false when the copy is being
-  // stopped or has failed.
-  bool Push(change::ChangeBatch* chunk);
+  // Hands `chunk` over, waiting for room; false when the copy is being stopped or has failed.
+  bool Push(change::ChangeBatch chunk);
   // Waits for a chunk or the end; the error of a range that failed.
   Status Wait(std::unique_lock<std::mutex>& lock);
 
-  PgCopySpec spec_;
-  RelationInfo relation_;
-  std::string database_;
-  Lsn consistent_point_ = 0;
-  int64_t commit_time_us_ = 0;
+  int64_t chunk_rows_ = 0;  // rows a copying thread hands over at a time
+  data::Schema schema_;     // PgChangeSchema(relation)
+  size_t seq_column_ = 0;   // _seq's, whose ordinal Next numbers
   std::vector<Range> ranges_;
-  // One range: the rows read and not handed out yet, and what writes them.
-  change::ChangeBatch pending_;
-  std::unique_ptr<PgSnapshotRows> pending_rows_;
-  bool pending_ended_ = false;
 
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -94,8 +94,7 @@ PgCopySpec Spec(const Exported& exported, int connections) {
   spec.snapshot = exported.slot.snapshot_name;
   spec.connections = connections;
   spec.min_range_blocks = 10;
-  spec.chunk_rows = 300;
-  spec.chunks_ahead = 2;
+  spec.batch_rows = 300;
   return spec;
 }
 
@@ -168,8 +167,7 @@ TEST(PgTableCopy, ARangeWhoseBackendIsKilledIsTheCopysErrorOnEveryLaterCall) {
   for (int connections : {1, 2}) {
     SCOPED_TRACE("connections " + std::to_string(connections));
     PgCopySpec spec = Spec(exported, connections);
-    spec.chunk_rows = 100;
-    spec.chunks_ahead = 1;
+    spec.batch_rows = 100;
     auto copy = PgTableCopy::Start(spec, table->relation, "postgres", 0, 0);
     ASSERT_TRUE(copy.ok()) << copy.status().ToString();
     ASSERT_EQ((*copy)->ranges(), static_cast<size_t>(connections));

@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -375,17 +374,10 @@ Status PgTableReader::BeginSnapshot() {
   copy.connection = spec_.connection;
   copy.snapshot = slot.snapshot_name;
   copy.connections = spec_.copy_connections;
-  // Over several connections, a batch is made of whole chunks, one a connection at least and
-  // none over 65,536 rows: each thread holds one while one more waits ready, about a batch in
-  // all. (One connection reads each batch whole, as it is asked for.)
-  const int64_t pieces =
-      std::max<int64_t>(spec_.copy_connections, (spec_.batch_rows + (int64_t{1} << 16) - 1) >> 16);
-  copy.chunk_rows = std::max<int64_t>((spec_.batch_rows + pieces - 1) / pieces, 1);
-  copy.chunks_ahead = 1;
+  copy.batch_rows = spec_.batch_rows;
   CDCLAKE_ASSIGN_OR_RETURN(copy_, PgTableCopy::Start(copy, catalog_, database_, start_,
                                                      UnixToPostgresMicros(NowMs() * 1000)));
   if (temporary) replication_.reset();
-  snapshot_pending_ = true;
   return Status::OK();
 }
 
@@ -442,7 +434,6 @@ Result<PgBatch> PgTableReader::ReadSnapshot() {
   batch.end = PgPosition{system_id_, database_, spec_.slot, start_};
   if (whole) {
     copy_.reset();
-    snapshot_pending_ = false;
   } else {
     batch.end.snapshot_rows = snapshot_ordinal_;
   }
@@ -554,7 +545,7 @@ Result<bool> PgTableReader::AddTransaction(PgTransaction transaction,
 
 Result<std::optional<PgBatch>> PgTableReader::Next() {
   using Out = std::optional<PgBatch>;
-  if (snapshot_pending_) {
+  if (copy_ != nullptr) {
     CDCLAKE_ASSIGN_OR_RETURN(PgBatch snapshot, ReadSnapshot());
     return Out(std::move(snapshot));
   }

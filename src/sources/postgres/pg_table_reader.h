@@ -167,11 +167,10 @@ class PgTableReader {
   RelationInfo catalog_;  // the table as the catalog describes it
   std::vector<std::string> keys_;
   std::optional<PgPosition> resume_;
-  bool snapshot_pending_ = false;
   bool truncate_first_ = false;        // the copy starts again: a `t` row before its rows
   int64_t snapshot_ordinal_ = 0;       // rows of the copy handed out so far
   int64_t stopped_copy_rows_ = -1;     // the stopped copy's rows, for StartText
-  std::unique_ptr<PgTableCopy> copy_;  // the table's rows, in the copy's snapshot
+  std::unique_ptr<PgTableCopy> copy_;  // the table's rows, in the copy's snapshot; null once whole
   Lsn start_ = 0;  // transactions ending at or before it are in the table already
   StreamEnd end_;  // stop_at: the WAL position when the reader opened (a run reads up to it)
   Lsn slot_confirmed_ = 0;  // the slot's confirmed position when the reader opened
