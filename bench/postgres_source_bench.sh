@@ -61,18 +61,19 @@ COLUMNS * EXCEPT (_op, _seq, _source_ts_ms, _source_table, _source_file, _source
                   _ingested_at)
 STORED AS SCD TYPE 1;
 SQL
-# The copy alone into one table: a bronze table, and an SCD1 table read from read_postgres.
-cat > "$work/bronze.sql" <<'SQL'
-CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
-AS SELECT * FROM STREAM(read_postgres(connection => '${pg}', publication => 'cdclake',
-                                      slot => 'cdclake_bronze', table => 'public.customers'));
-SQL
-cat > "$work/ranges.sql" <<SQL
+# bronze_sql NAME SLOT [ARGUMENTS]: $work/NAME.sql, a pipeline of one bronze table read from
+# read_postgres through SLOT, with ARGUMENTS (", spill_mb => 0") after its table.
+bronze_sql() {
+  cat > "$work/$1.sql" <<SQL
 CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
 AS SELECT * FROM STREAM(read_postgres(connection => '\${pg}', publication => 'cdclake',
-                                      slot => 'cdclake_ranges', table => 'public.customers',
-                                      copy_connections => $copy_connections));
+                                      slot => '$2', table => 'public.customers'${3:-}));
 SQL
+}
+# The copy alone into one table: a bronze table (over one connection and over several), and an
+# SCD1 table read from read_postgres.
+bronze_sql bronze cdclake_bronze
+bronze_sql ranges cdclake_ranges ", copy_connections => $copy_connections"
 cat > "$work/direct.sql" <<'SQL'
 CREATE OR REFRESH STREAMING TABLE shop.customers;
 CREATE FLOW customers AS AUTO CDC INTO shop.customers
@@ -87,12 +88,7 @@ SQL
 for mode in spill memory; do
   spill=64
   [ "$mode" = memory ] && spill=1000000
-  cat > "$work/big_$mode.sql" <<SQL
-CREATE OR REFRESH STREAMING TABLE shop.bronze_customers
-AS SELECT * FROM STREAM(read_postgres(connection => '\${pg}', publication => 'cdclake',
-                                      slot => 'cdclake_big_$mode', table => 'public.customers',
-                                      spill_mb => $spill));
-SQL
+  bronze_sql "big_$mode" "cdclake_big_$mode" ", spill_mb => $spill"
 done
 run() {  # run NAME [PIPELINE]: one `cdclake run`, its peak RSS (KB) kept in $work/NAME.rss
   local pipeline=${2:-p}

@@ -84,12 +84,12 @@ Result<std::shared_ptr<const delta::Snapshot>> PrepareTable(io::FileSystem& fs,
 // to the table's type where it was narrower.
 Result<data::RecordBatch> AsTableRows(data::RecordBatch rows, const data::Schema& table) {
   const int64_t n = rows.num_rows();
-  const data::Schema sent = rows.schema();
-  // Each column of `rows` is named by at most one table column: moved, not copied.
+  // Each column of `rows` is named by at most one table column: moved, not copied (the schema
+  // stays).
   std::vector<data::Column> given = rows.ReleaseColumns();
   std::vector<data::Column> columns;
   for (const data::Field& f : table.fields()) {
-    int at = sent.FieldIndex(f.name);
+    int at = rows.schema().FieldIndex(f.name);
     if (at < 0) {
       columns.push_back(data::Column::Repeat(f.type, data::Value::Null(), n));
       continue;

@@ -181,8 +181,7 @@ Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written, change:
   std::vector<data::Field> fields;
   std::vector<data::Column> columns;
   std::vector<std::vector<uint8_t>> unchanged;
-  const data::Schema sent = input;
-  std::vector<data::Column> given = batch.rows.ReleaseColumns();
+  std::vector<data::Column> given = batch.rows.ReleaseColumns();  // the schema stays
   for (size_t i = 0; i < outputs.size(); ++i) {
     const OutputColumn& c = outputs[i];
     if (c.source < 0) {
@@ -193,7 +192,7 @@ Result<change::ChangeBatch> ApplySelect(const sql::SelectQuery& written, change:
     }
     auto s = static_cast<size_t>(c.source);
     const bool last = --uses[s] == 0;
-    fields.push_back({c.name, sent.field(s).type, true});
+    fields.push_back({c.name, input.field(s).type, true});
     columns.push_back(last ? std::move(given[s]) : given[s]);
     if (marked) unchanged.push_back(last ? std::move(batch.unchanged[s]) : batch.unchanged[s]);
   }

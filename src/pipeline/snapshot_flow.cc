@@ -107,17 +107,6 @@ class TableRowsSource final : public sources::ChangeSource {
   bool done_ = false;
 };
 
-void AppendBatch(change::ChangeBatch* into, change::ChangeBatch&& from) {
-  if (into->rows.num_columns() == 0) {
-    *into = std::move(from);
-    return;
-  }
-  for (size_t c = 0; c < into->rows.num_columns(); ++c) {
-    into->rows.mutable_column(c).AppendColumn(from.rows.column(c));
-  }
-  into->positions.Append(from.positions);
-}
-
 // Where the flow stands: the last applied snapshot and the state to compare the next with.
 struct FlowState {
   std::shared_ptr<const delta::Snapshot> table;  // nullptr before the table exists
@@ -336,7 +325,7 @@ Status SnapshotRunner::ApplyOne(const SnapshotFile& file, SnapshotOutcome* out) 
       CDCLAKE_RETURN_IF_ERROR(ApplyBatch(pending, extras, out).status());
       pending = change::ChangeBatch();
     }
-    AppendBatch(&pending, std::move(*next));
+    change::AppendRows(std::move(*next), &pending);
   }
   CDCLAKE_RETURN_IF_ERROR(diff->Finish());
   out->diff = diff->counts();
