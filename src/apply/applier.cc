@@ -19,6 +19,7 @@
 #include "apply/flow_domain.h"
 #include "apply/index_log.h"
 #include "apply/index_recovery.h"
+#include "apply/key_history.h"
 #include "apply/key_index.h"
 #include "apply/key_state.h"
 #include "apply/optimize.h"
@@ -149,6 +150,12 @@ struct KeyWork {
   int64_t source_row = -1;  // the batch row of the last upsert that changed the state
   KeyState old_state;
   KeyState new_state;
+  /// SCD2: the archived chunks the key had in the index, when its states were made whole
+  /// (key_history.h); the new state replaces them.
+  uint32_t replaced_chunks = 0;
+  /// SCD2: the sequence of the key's oldest event in the batch (its newer events stay in the
+  /// key's entry when older ones are archived).
+  std::string first_seq;
 };
 
 // The batch's KeyWork by key. The batch's own keys arrive in ascending order and are found by a
@@ -342,6 +349,9 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
 Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const {
   CDCLAKE_ASSIGN_OR_RETURN(bool done, DiffAfterSharedEvents(work, rows, counts));
   if (done) return Status::OK();
+  if (work.old_state.archived.chunks > 0) {
+    return Status::Internal(flow_.target + ": an SCD2 key's archived history was not read");
+  }
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows, Fold(settings_, work.old_state));
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows, Fold(settings_, work.new_state));
   if (old_rows.size() != work.old_state.locations.size()) {
@@ -368,14 +378,31 @@ Result<bool> ApplierImpl::DiffAfterSharedEvents(KeyWork& work, TargetRows& rows,
   if (flow_.scd_type != ScdType::kType2) return false;
   const size_t shared = static_cast<size_t>(
       std::mismatch(before.begin(), before.end(), now.begin(), now.end()).first - before.begin());
-  if (shared == 0) return false;
+  // A state whose first events are archived (key_history.h) starts from the version they leave
+  // open; the batch's events all sort after them (else the state was read whole).
+  const bool archived = work.old_state.archived.chunks > 0;
+  if (shared == 0 && !archived) return false;
   std::span<const StoredEvent> old_events(before), new_events(now);
-  CDCLAKE_ASSIGN_OR_RETURN(LastVersion last, FindLastVersion(settings_, old_events.first(shared)));
-  if (!last.known) return false;
+  LastVersion last;
+  if (archived) {
+    CDCLAKE_ASSIGN_OR_RETURN(std::optional<FoldedRow> open,
+                             ArchivedOpenVersion(settings_, work.old_state));
+    CDCLAKE_ASSIGN_OR_RETURN(
+        last.open, OpenVersionAfter(settings_, std::move(open), old_events.first(shared)));
+    last.known = true;
+  } else {
+    CDCLAKE_ASSIGN_OR_RETURN(last, FindLastVersion(settings_, old_events.first(shared)));
+    if (!last.known) return false;
+  }
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows,
                            FoldAfter(settings_, last.open, old_events.subspan(shared)));
   const std::vector<RowLocation>& old_locations = work.old_state.locations;
-  if (old_locations.size() < old_rows.size()) return false;  // DiffKey reports it
+  if (old_locations.size() < old_rows.size()) {
+    if (!archived) return false;  // DiffKey reports it
+    return Status::Corrupt(flow_.target + ": key index entry holds " +
+                           std::to_string(old_locations.size()) + " row locations for " +
+                           std::to_string(old_rows.size()) + " rows after its archived history");
+  }
   const size_t closed = old_locations.size() - old_rows.size();
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows,
                            FoldAfter(settings_, std::move(last.open), new_events.subspan(shared)));
@@ -653,6 +680,7 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
                                    WorkLookup& by_key, std::vector<std::unique_ptr<KeyWork>>& moved,
                                    IndexWriteBatch* batch) {
   std::string removed_path;
+  ArchivedRowMoves archived;
   for (const auto& action : deletion_actions) {
     if (const auto* remove = std::get_if<delta::Remove>(&action)) {
       removed_path = remove->path;
@@ -693,12 +721,15 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
         by_key.AddLater(work);
         moved.push_back(std::move(fresh));
       }
-      for (RowLocation& loc : work->new_state.locations) {
-        if (loc.file == removed_id && loc.row == old_row) loc = {added_id, r};
-      }
+      // In the key's entry, or in the chunks of its archived history (key_history.h).
+      CDCLAKE_RETURN_IF_ERROR(archived
+                                  .Move(*index_, key, work->new_state,
+                                        RowLocation{removed_id, old_row}, RowLocation{added_id, r})
+                                  .status());
     }
     removed_path.clear();
   }
+  archived.Write(batch);
   return Status::OK();
 }
 
@@ -1048,6 +1079,8 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     trace.Mark("multiget");
     // Each key's work, and where its events are in `order`.
     std::vector<size_t> ends;
+    std::vector<std::string> whole_keys;
+    std::vector<KeyState*> whole_states;
     for (size_t i = 0; i < order.size(); ++i) {
       const PendingEvent& e = events[order[i]];
       if (i != 0 && e.key == events[order[i - 1]].key) {
@@ -1056,14 +1089,25 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       }
       KeyWork& work = works.emplace_back();
       work.key = e.key;
+      if (flow_.scd_type == ScdType::kType2) work.first_seq = e.event.seq;
       if (const auto& bytes = found[ends.size()]) {
         work.had_state = true;
         CDCLAKE_ASSIGN_OR_RETURN(work.old_state, ParseKeyState(*bytes));
+        // The key's first event in the batch is its oldest: one that lands among archived
+        // events needs the whole history (rare: the archive holds older batches' events).
+        if (ReachesArchive(work.old_state, e.event.seq)) {
+          whole_keys.push_back(work.key);
+          whole_states.push_back(&work.old_state);
+          work.replaced_chunks = work.old_state.archived.chunks;
+        }
       }
-      work.new_state = work.old_state;
-      if (truncate) DropThrough(*truncate, &work.new_state);
       by_key.AddInOrder(&work);
       ends.push_back(i + 1);
+    }
+    CDCLAKE_RETURN_IF_ERROR(ReadWholeHistories(*index_, whole_keys, whole_states));
+    for (KeyWork& work : works) {
+      work.new_state = work.old_state;
+      if (truncate) DropThrough(*truncate, &work.new_state);
     }
     // States held as digests whose values this batch needs are read back from the table first.
     std::vector<KeyWork*> read_back;
@@ -1295,6 +1339,17 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     }
   }
 
+  // SCD2: long histories changed by the batch leave their first events in chunks.
+  if (flow_.scd_type == ScdType::kType2) {
+    const HistoryTail tail{options_.history_tail_events, 2 * options_.history_tail_events};
+    auto archive = [&](KeyWork& w) -> Status {
+      if (w.new_state == w.old_state) return Status::OK();
+      return ArchiveHistory(settings_, w.key, tail, w.first_seq, w.replaced_chunks, &w.new_state,
+                            &index_batch);
+    };
+    for (KeyWork& w : works) CDCLAKE_RETURN_IF_ERROR(archive(w));
+    for (auto& w : moved) CDCLAKE_RETURN_IF_ERROR(archive(*w));
+  }
   // The index's changes: states, tombstone queue, engine-wide entries.
   std::set<std::string> purged(index_batch.deletes.begin(), index_batch.deletes.end());
   // A large batch's new states are serialized on two threads first (a 1M-row load spent a
@@ -1318,10 +1373,11 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   auto put_state = [&](const KeyWork& w, std::string* ready) {
     if (purged.count(StateKey(w.key)) || w.new_state == w.old_state) return;
     std::optional<std::string> old_queue, new_queue;
-    if (w.old_state.IsTombstone()) {
+    const bool scd1 = flow_.scd_type == ScdType::kType1;  // SCD2 keeps no tombstones (§6)
+    if (scd1 && w.old_state.IsTombstone()) {
       old_queue = TombstoneKey(w.old_state.events[0].processed_ms, w.key);
     }
-    if (w.new_state.IsTombstone()) {
+    if (scd1 && w.new_state.IsTombstone()) {
       new_queue = TombstoneKey(w.new_state.events[0].processed_ms, w.key);
     }
     if (old_queue != new_queue) {

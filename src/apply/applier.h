@@ -2,6 +2,7 @@
 // Delta commit per batch that changes something, with the key index kept beside the table.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,6 +45,10 @@ struct ApplyOptions {
   /// events keep only digests of their values. Tests lower it to reach that path with small
   /// batches.
   int64_t bulk_from = 65536;
+  /// SCD2: how many of a key's newest events stay in its index entry at least (twice as many
+  /// older ones at least go to a chunk; key_history.h, HistoryTail). Tests lower it to reach
+  /// the archive with few events.
+  size_t history_tail_events = 4;
 };
 
 /// The numbers of one Apply call (SEMANTICS §8: read = applied + discarded + quarantined).

@@ -585,6 +585,135 @@ TEST_F(ApplierTest, UnchangedCellsKeepTheTargetsValue) {
   }
 }
 
+// `rows` with a column `extra` (a column the target does not have yet) after `name`.
+change::ChangeBatch WithExtraColumn(const std::vector<Row>& rows, int64_t extra) {
+  change::ChangeBatch batch = Batch(rows);
+  data::RecordBatch wide(data::Schema({{"id", DataType::Int32(), true},
+                                       {"name", DataType::String(), true},
+                                       {"extra", DataType::Int64(), true},
+                                       {"op", DataType::String(), true},
+                                       {"seq", DataType::Int64(), true}}));
+  for (int64_t r = 0; r < batch.rows.num_rows(); ++r) {
+    wide.AppendRow({batch.rows.column(0).GetValue(r), batch.rows.column(1).GetValue(r),
+                    Value::Int(extra + r), batch.rows.column(2).GetValue(r),
+                    batch.rows.column(3).GetValue(r)});
+  }
+  batch.rows = std::move(wide);
+  return batch;
+}
+
+// The change data feed of `version` as sorted "type:row" lines.
+std::vector<std::string> ChangeLines(io::FileSystem& fs, const std::string& target,
+                                     int64_t version) {
+  auto changes = delta::ReadChanges(fs, target, version);
+  EXPECT_TRUE(changes.ok()) << changes.status().ToString();
+  if (!changes.ok()) return {};
+  std::vector<std::string> lines;
+  for (int64_t i = 0; i < changes->num_rows(); ++i) {
+    std::string line;
+    for (size_t c = 0; c < changes->num_columns(); ++c) {
+      const std::string& name = changes->schema().field(c).name;
+      if (name == "_commit_version" || name == "_commit_timestamp") continue;
+      line += name + "=" +
+              data::CsvField(changes->column(c).GetValue(i), *changes->schema().field(c).type) +
+              ";";
+    }
+    lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// SCD2 histories archived after a few events (key_history.h) give the table of histories kept
+// whole, through batches whose late events land in the archive, a copy-on-write batch moving
+// archived versions' rows, and an OPTIMIZE that moves them again (in the archive's chunks); with
+// a change data feed, unchanged cells and a column added after archiving, the same feed.
+TEST_F(ApplierTest, Scd2ArchivedHistoriesGiveTheWholeHistorysTable) {  // SEMANTICS §4
+  auto chunk_entries = [](const std::string& target) {
+    auto index = OpenRocksKeyIndex(IndexDir(target));
+    EXPECT_TRUE(index.ok()) << index.status().ToString();
+    int count = 0;
+    if (index.ok()) {
+      EXPECT_TRUE((*index)
+                      ->Scan("h",
+                             [&](std::string_view, std::string_view) {
+                               ++count;
+                               return true;
+                             })
+                      .ok());
+    }
+    return count;
+  };
+  for (const std::string variant : {"dv", "cow", "cdf"}) {
+    const std::string archived = target_ + "_" + variant;
+    const std::string whole = archived + "_whole";
+    std::vector<std::unique_ptr<Applier>> appliers;
+    auto open = [&] {
+      appliers.clear();
+      for (const std::string* target : {&archived, &whole}) {
+        FlowDefinition flow = Flow(*target, ScdType::kType2);
+        if (variant == "cow") flow.table_properties["delta.enableDeletionVectors"] = "false";
+        if (variant == "cdf") flow.table_properties["delta.enableChangeDataFeed"] = "true";
+        ApplyOptions options;
+        options.history_tail_events = target == &archived ? 1 : 1000;
+        appliers.push_back(Open(flow, options));
+      }
+    };
+    auto apply_batch = [&](const change::ChangeBatch& batch) {
+      std::vector<std::optional<int64_t>> versions;
+      for (auto& a : appliers) {
+        auto r = a->Apply(batch);
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        versions.push_back(r->version);
+      }
+      EXPECT_EQ(TableRows(fs_, archived), TableRows(fs_, whole)) << variant;
+      ASSERT_EQ(versions[0], versions[1]);
+      if (variant == "cdf" && versions[0]) {
+        EXPECT_EQ(ChangeLines(fs_, archived, *versions[0]), ChangeLines(fs_, whole, *versions[1]));
+      }
+    };
+    auto apply = [&](const std::vector<Row>& rows) { apply_batch(Batch(rows)); };
+    open();
+    std::vector<Row> first;
+    for (int64_t seq = 10; seq <= 100; seq += 10) {
+      first.push_back({1, "v" + std::to_string(seq % 30), "U", seq});
+    }
+    first.push_back({2, "b", "U", 10});
+    apply(first);
+    apply({{1, "w", "U", 110}});  // key 1's first ten events are archived
+    apply({{2, "b2", "U", 20}});  // copy-on-write moves key 1's archived versions' rows
+    apply({{1, "x", "U", 120}, {1, std::nullopt, "D", 125}});
+    apply({{1, "late", "U", 35}, {1, "y", "U", 130}});  // lands in the archive
+    apply({{1, "z", "U", 140}, {2, "b3", "U", 30}});
+    appliers.clear();
+    const int chunks = chunk_entries(archived);
+    EXPECT_GT(chunks, 0);
+    for (const std::string* target : {&archived, &whole}) {
+      auto optimized = Optimize(fs_, *target, OptimizeOptions{});
+      ASSERT_TRUE(optimized.ok()) << optimized.status().ToString();
+    }
+    EXPECT_EQ(TableRows(fs_, archived), TableRows(fs_, whole));
+    EXPECT_EQ(chunk_entries(archived), chunks);  // their rows moved in place
+    open();
+    apply({{1, "early", "U", 5}, {1, "a", "U", 150}, {2, "b4", "U", 40}});  // from the moved rows
+    apply({{1, "b", "U", 160}, {1, "c", "U", 170}});
+    apply({{1, "d", "U", 180}, {1, "c2", "U", 175}});
+    // A column added once key 1's history is archived, then a late event without it.
+    apply_batch(WithExtraColumn({{1, "e", "U", 200}, {2, "b5", "U", 50}}, 7));
+    apply({{1, "f", "U", 210}, {1, "late2", "U", 65}});
+    // Unchanged names with new `extra` values: one after the archive, one late into it (it
+    // takes the name of the archived version it falls into, and splits it).
+    change::ChangeBatch unchanged =
+        WithExtraColumn({{1, std::nullopt, "U", 220}, {1, std::nullopt, "U", 45}}, 100);
+    unchanged.unchanged.assign(unchanged.rows.num_columns(), {});
+    unchanged.unchanged[1] = {1, 1};
+    apply_batch(unchanged);
+    // Key 1: versions at 5, 10-120 (every 10), 35, 45 and 65 until the delete at 125, then
+    // 130-180 (every 10), 175, 200, 210 and 220; key 2: 10, 20, 30, 40 and 50.
+    EXPECT_EQ(TableRows(fs_, archived).size(), 31u);
+  }
+}
+
 TEST_F(ApplierTest, UnchangedCellsUseTheirValueWithoutARowAndNeverMarkKeys) {
   auto applier = Open(Flow(target_));
   Apply(*applier, {{1, "a", "U", 1}});

@@ -9,6 +9,8 @@ namespace cdclake::apply {
 namespace {
 
 constexpr uint8_t kFormatVersion = 2;
+// The same, followed by the archived history's fields (ArchivedHistory).
+constexpr uint8_t kArchivedFormatVersion = 3;
 constexpr uint8_t kPartialBit = 0x10;
 constexpr uint8_t kDigestBit = 0x20;
 
@@ -90,9 +92,14 @@ std::string SerializeKeyState(const KeyState& state, bool digest_values) {
   for (const auto& e : state.events) {
     size += e.seq.size() + (digest_values ? digest_of.size() : e.values.size()) + 32;
   }
+  const ArchivedHistory& archived = state.archived;
+  if (archived.chunks > 0) {
+    size += 16 + archived.last_seq.size() + archived.open_start.size() +
+            archived.open_values.value_or("").size();
+  }
   std::string out;
   out.reserve(size);
-  out.push_back(static_cast<char>(kFormatVersion));
+  out.push_back(static_cast<char>(archived.chunks > 0 ? kArchivedFormatVersion : kFormatVersion));
   AppendVarint(&out, state.events.size());
   for (const auto& e : state.events) {
     AppendString(&out, e.seq);
@@ -107,15 +114,25 @@ std::string SerializeKeyState(const KeyState& state, bool digest_values) {
     AppendVarint(&out, l.file);
     AppendVarint(&out, static_cast<uint64_t>(l.row));
   }
+  if (archived.chunks > 0) {
+    AppendVarint(&out, archived.chunks);
+    AppendString(&out, archived.last_seq);
+    out.push_back(archived.open_values ? 1 : 0);
+    if (archived.open_values) {
+      AppendString(&out, *archived.open_values);
+      AppendString(&out, archived.open_start);
+    }
+  }
   return out;
 }
 
 Result<KeyState> ParseKeyState(std::string_view bytes) {
   ByteReader in(bytes);
   CDCLAKE_ASSIGN_OR_RETURN(uint8_t version, in.ReadByte());
-  if (version != kFormatVersion) {
+  if (version != kFormatVersion && version != kArchivedFormatVersion) {
     return Status::Corrupt("key index entry has format " + std::to_string(version) + ", expected " +
-                           std::to_string(kFormatVersion));
+                           std::to_string(kFormatVersion) + " or " +
+                           std::to_string(kArchivedFormatVersion));
   }
   KeyState state;
   CDCLAKE_ASSIGN_OR_RETURN(uint64_t num_events, in.ReadVarint());
@@ -142,6 +159,21 @@ Result<KeyState> ParseKeyState(std::string_view bytes) {
     l.file = static_cast<uint32_t>(file);
     CDCLAKE_ASSIGN_OR_RETURN(uint64_t row, in.ReadVarint());
     l.row = static_cast<int64_t>(row);
+  }
+  if (version == kArchivedFormatVersion) {
+    ArchivedHistory& archived = state.archived;
+    CDCLAKE_ASSIGN_OR_RETURN(uint64_t chunks, in.ReadVarint());
+    if (chunks == 0 || chunks > UINT32_MAX) {
+      return Status::Corrupt("key index entry: bad chunk count");
+    }
+    archived.chunks = static_cast<uint32_t>(chunks);
+    CDCLAKE_ASSIGN_OR_RETURN(archived.last_seq, ReadString(&in));
+    CDCLAKE_ASSIGN_OR_RETURN(uint8_t has_open, in.ReadByte());
+    if (has_open > 1) return Status::Corrupt("key index entry: bad open-version flag");
+    if (has_open == 1) {
+      CDCLAKE_ASSIGN_OR_RETURN(archived.open_values, ReadString(&in));
+      CDCLAKE_ASSIGN_OR_RETURN(archived.open_start, ReadString(&in));
+    }
   }
   if (!in.AtEnd()) return Status::Corrupt("key index entry: trailing bytes");
   return state;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,14 +44,33 @@ struct RowLocation {
   bool operator==(const RowLocation& o) const { return file == o.file && row == o.row; }
 };
 
+/// SCD2: the first events of a long history, moved out of the key's entry into chunk entries
+/// of the index (key_history.h), so that a change after them reads and writes only the rest.
+struct ArchivedHistory {
+  uint32_t chunks = 0;   // the chunk entries 0 .. chunks-1; 0: the state holds every event
+  std::string last_seq;  // the sequence of the last archived event
+  /// The version those events leave open (EncodeValues of its values, and its __START_AT),
+  /// when they leave one; the state's first location is that version's row.
+  std::optional<std::string> open_values;
+  std::string open_start;
+
+  bool operator==(const ArchivedHistory& o) const {
+    return chunks == o.chunks && last_seq == o.last_seq && open_values == o.open_values &&
+           open_start == o.open_start;
+  }
+};
+
 struct KeyState {
   /// Sorted by StoredEvent::operator<, one event per sequence value (the tie's winner).
   std::vector<StoredEvent> events;
-  /// One per row that Fold (timeline.h) makes of `events`, in the same order.
+  /// One per row that Fold (timeline.h) makes of `events`, in the same order; with an
+  /// archived history, one per row FoldAfter makes of `events` from its open version.
   std::vector<RowLocation> locations;
+  /// SCD2: the events before `events`, when some were archived.
+  ArchivedHistory archived;
 
   bool operator==(const KeyState& o) const {
-    return events == o.events && locations == o.locations;
+    return events == o.events && locations == o.locations && archived == o.archived;
   }
   /// SCD1: the key has no row, only the delete that removed it.
   bool IsTombstone() const { return events.size() == 1 && events[0].kind == EventKind::kDelete; }

@@ -7,6 +7,7 @@
 
 #include "apply/file_dictionary.h"
 #include "apply/index_log.h"
+#include "apply/key_history.h"
 #include "apply/key_state.h"
 #include "change/ordered_encoding.h"
 #include "delta/deletion_vector/deletion_vector_descriptor.h"
@@ -163,6 +164,8 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
 
   // Point every moved row's key at its new place.
   std::unordered_map<std::string, KeyState> states;
+  // Rows of SCD2 versions in the chunks of a key's archived history (key_history.h).
+  ArchivedRowMoves archived;
   IndexWriteBatch index_batch;
   FileDictionary files;
   CDCLAKE_RETURN_IF_ERROR(files.Load(index));
@@ -179,15 +182,11 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
         CDCLAKE_ASSIGN_OR_RETURN(KeyState state, ParseKeyState(*bytes));
         it = states.emplace(key, std::move(state)).first;
       }
-      bool moved = false;
       const uint32_t from = files.IdOf(origins[f][r].first, &index_batch);
       const uint32_t to = files.IdOf(adds[f].path, &index_batch);
-      for (RowLocation& loc : it->second.locations) {
-        if (loc.file == from && loc.row == origins[f][r].second) {
-          loc = RowLocation{to, static_cast<int64_t>(r)};
-          moved = true;
-        }
-      }
+      CDCLAKE_ASSIGN_OR_RETURN(
+          bool moved, archived.Move(index, key, it->second, RowLocation{from, origins[f][r].second},
+                                    RowLocation{to, static_cast<int64_t>(r)}));
       if (!moved) {
         return Status::Corrupt(root + ": the key index does not place any row at " +
                                origins[f][r].first + " row " +
@@ -197,6 +196,7 @@ Result<OptimizeResult> OptimizeTable(io::FileSystem& fs,
   }
   for (auto& [key, state] : states)
     index_batch.puts.emplace_back("k" + key, SerializeKeyState(state));
+  archived.Write(&index_batch);
   CDCLAKE_ASSIGN_OR_RETURN(std::string log_name, WriteIndexLog(fs, root, index_batch));
 
   result.files_added = static_cast<int64_t>(adds.size());

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "apply/applier.h"
@@ -84,6 +86,10 @@ struct CaseConfig {
   // Every batch checks for an index without state (ApplyOptions::bulk_from 1), so that a first
   // batch takes the bulk path a load takes.
   bool bulk_every_batch = false;
+  // SCD2: ApplyOptions::history_tail_events (1 and 2 archive after a few events per key).
+  size_t history_tail = 4;
+  // Up to this many more events per case (long histories, for the SCD2 archive).
+  int extra_events = 0;
 };
 
 std::string SelectionText(const std::optional<ColumnSelection>& s) {
@@ -109,6 +115,7 @@ std::string ConfigText(const CaseConfig& c) {
   out << ", partitioned by (" << SelectionText(ColumnSelection::Only(c.partition_by)).substr(1)
       << ", " << (c.copy_on_write ? "copy-on-write" : "deletion vectors")
       << (c.bulk_every_batch ? ", bulk path for every batch" : "");
+  if (c.scd == ScdType::kType2) out << ", history tail " << c.history_tail;
   return out.str();
 }
 
@@ -213,7 +220,8 @@ const T& Pick(std::mt19937_64& rng, const std::vector<T>& from) {
 }
 
 std::vector<GenRow> GenerateRows(std::mt19937_64& rng, const CaseConfig& c) {
-  const int n = 3 + static_cast<int>(rng() % 12);
+  int n = 3 + static_cast<int>(rng() % 12);
+  if (c.extra_events > 0) n += static_cast<int>(rng() % static_cast<uint64_t>(c.extra_events));
   // 2-4 keys.
   std::vector<std::vector<Value>> key_pool;
   if (c.key_columns == 1) {
@@ -322,6 +330,8 @@ struct Coverage {
   int64_t truncates = 0, struct_cases = 0, string_cases = 0;
   int64_t partitioned_cases = 0, copy_on_write_cases = 0;
   int64_t index_comparisons = 0;  // bulk cases whose key index was compared with the ordinary's
+  int64_t archived_chunks = 0;    // SCD2 history chunks written
+  int64_t chunks_rewritten = 0;   // of them, written again or deleted (histories read whole)
 
   std::string ToString() const {
     std::ostringstream out;
@@ -332,7 +342,8 @@ struct Coverage {
         << "; cases with a STRUCT sequence " << struct_cases << ", with a string sequence "
         << string_cases << ", partitioned " << partitioned_cases << ", copy-on-write "
         << copy_on_write_cases << "; key indexes compared with the ordinary path's "
-        << index_comparisons;
+        << index_comparisons << "; SCD2 history chunks written " << archived_chunks << " ("
+        << chunks_rewritten << " again or deleted)";
     return out.str();
   }
 };
@@ -401,6 +412,7 @@ class CaseRunner {
         if (std::string err = Open(); !err.empty()) return err;
       }
     }
+    CountArchivedChunks();
     if (config_.bulk_every_batch && config_.persistent_index &&
         config_.interrupt == Interrupt::kNone) {
       return CheckIndexAgainstOrdinaryPath();
@@ -420,6 +432,7 @@ class CaseRunner {
     ApplyOptions options;
     options.clock = [] { return kFixedNowMs; };
     options.persistent_index = config_.persistent_index;
+    options.history_tail_events = config_.history_tail;
     if (config_.bulk_every_batch) options.bulk_from = 1;
     auto opened = Applier::Open(fs_, MakeFlow(config_, schema_, target_), options);
     if (!opened.ok()) return Fail("Applier::Open failed: " + opened.status().ToString());
@@ -513,14 +526,37 @@ class CaseRunner {
     return CheckTable("after the replay");
   }
 
-  // The key index's state entries ("k" keys) of `target`, as "key=value" texts in key order.
+  // SCD2 history chunks the case's commits wrote (their index-log files' "h" puts), and those
+  // written again or deleted (a history read whole and archived again).
+  void CountArchivedChunks() {
+    std::error_code ec;
+    std::set<std::string> written;
+    for (const auto& file : std::filesystem::directory_iterator(IndexLogDir(target_), ec)) {
+      auto batch = ReadIndexLog(fs_, target_, file.path().filename().string());
+      if (!batch.ok()) continue;
+      for (const auto& [key, value] : batch->puts) {
+        if (!key.starts_with("h")) continue;
+        ++coverage_->archived_chunks;
+        coverage_->chunks_rewritten += !written.insert(key).second;
+      }
+      for (const std::string& key : batch->deletes) {
+        coverage_->chunks_rewritten += key.starts_with("h");
+      }
+    }
+  }
+
+  // The key index's state entries ("k" keys) and SCD2 history chunks ("h" keys) of `target`,
+  // as "key=value" texts in key order.
   static Result<std::vector<std::string>> IndexEntries(const std::string& target) {
     CDCLAKE_ASSIGN_OR_RETURN(auto index, OpenRocksKeyIndex(IndexDir(target)));
     std::vector<std::string> out;
-    CDCLAKE_RETURN_IF_ERROR(index->Scan("k", [&](std::string_view key, std::string_view value) {
-      out.push_back(std::string(key) + "=" + std::string(value));
-      return true;
-    }));
+    for (const char* prefix : {"h", "k"}) {
+      CDCLAKE_RETURN_IF_ERROR(
+          index->Scan(prefix, [&](std::string_view key, std::string_view value) {
+            out.push_back(std::string(key) + "=" + std::string(value));
+            return true;
+          }));
+    }
     return out;
   }
 
@@ -533,6 +569,7 @@ class CaseRunner {
     const std::string twin = target_ + "_ordinary";
     ApplyOptions options;
     options.clock = [] { return kFixedNowMs; };
+    options.history_tail_events = config_.history_tail;
     auto opened = Applier::Open(fs_, MakeFlow(config_, schema_, twin), options);
     if (!opened.ok()) return Fail("twin Applier::Open failed: " + opened.status().ToString());
     for (const std::vector<GenRow>& batch : fed_) {
@@ -630,9 +667,12 @@ CaseConfig RandomConfig(std::mt19937_64& rng, ScdType scd) {
 // Runs CDCLAKE_PROPERTY_CASES cases (default 150 per SCD type) from CDCLAKE_PROPERTY_SEED,
 // starting at case CDCLAKE_PROPERTY_FIRST_CASE; stops at the first disagreement and prints how
 // to run that case alone. CDCLAKE_PROPERTY_VERBOSE=1 prints every case as it runs.
-void RunCases(ScdType scd, const char* test_name) {
+// `adjust` changes each case's configuration (given the case number) after it is drawn.
+void RunCases(ScdType scd, const char* test_name,
+              const std::function<void(CaseConfig&, int64_t)>& adjust = {},
+              int64_t default_cases = 150) {
   const uint64_t seed = static_cast<uint64_t>(EnvInt("CDCLAKE_PROPERTY_SEED", 20240901));
-  const int64_t cases = EnvInt("CDCLAKE_PROPERTY_CASES", 150);
+  const int64_t cases = EnvInt("CDCLAKE_PROPERTY_CASES", default_cases);
   const int64_t first = EnvInt("CDCLAKE_PROPERTY_FIRST_CASE", 0);
   auto scratch = io::ScratchDir::Create("cdclake-property-");
   ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
@@ -649,6 +689,8 @@ void RunCases(ScdType scd, const char* test_name) {
     config.partition_by = kPartitions[static_cast<size_t>(i) % kPartitions.size()];
     config.copy_on_write = (i / 4) % 3 == 0;
     config.bulk_every_batch = (i / 3) % 2 == 0;
+    if (scd == ScdType::kType2) config.history_tail = std::vector<size_t>{0, 1, 4}[i % 3];
+    if (adjust) adjust(config, i);
     coverage.partitioned_cases += !config.partition_by.empty();
     coverage.copy_on_write_cases += config.copy_on_write;
     coverage.struct_cases += config.seq == SeqKind::kStruct;
@@ -665,20 +707,27 @@ void RunCases(ScdType scd, const char* test_name) {
   }
   std::cout << "[ coverage ] " << cases << " cases: " << coverage.ToString() << "\n";
   // The generator must reach what the cases are for (checked when there are enough cases).
-  if (cases >= 100) {
+  if (cases >= default_cases && default_cases >= 50) {
     EXPECT_GT(coverage.conflicts, 0);
     EXPECT_GT(coverage.replays, 0);
     EXPECT_GT(coverage.restarts, 0);
     EXPECT_GT(coverage.index_drops, 0);
     EXPECT_GT(coverage.quarantined, 0);
     EXPECT_GT(coverage.discarded, 0);
-    EXPECT_GT(coverage.struct_cases, 0);
-    EXPECT_GT(coverage.string_cases, 0);
+    if (!adjust) {
+      EXPECT_GT(coverage.struct_cases, 0);
+      EXPECT_GT(coverage.string_cases, 0);
+    }
     EXPECT_GT(coverage.partitioned_cases, 0);
     EXPECT_GT(coverage.copy_on_write_cases, 0);
     EXPECT_GT(coverage.index_comparisons, 0);
     if (scd == ScdType::kType1) {
       EXPECT_GT(coverage.truncates, 0);
+    } else {
+      EXPECT_GT(coverage.archived_chunks, 0);
+      if (adjust) {
+        EXPECT_GT(coverage.chunks_rewritten, 0);
+      }
     }
   }
 }
@@ -689,6 +738,21 @@ TEST(PropertyTest, Scd1MatchesModel) {
 
 TEST(PropertyTest, Scd2MatchesModel) {
   RunCases(ScdType::kType2, "Scd2MatchesModel");
+}
+
+// Long SCD2 histories (up to 70 events over 2-4 keys, in up to six batches of any arrival
+// order), their first events archived in chunks after a few (key_history.h): events landing
+// in the archive, copy-on-write moving archived versions' rows, restarts and a lost index
+// must all give the model's table.
+TEST(PropertyTest, Scd2LongHistoriesMatchModel) {
+  RunCases(
+      ScdType::kType2, "Scd2LongHistoriesMatchModel",
+      [](CaseConfig& c, int64_t i) {
+        c.seq = SeqKind::kInt;  // enough distinct sequences for long histories
+        c.extra_events = 56;
+        c.history_tail = static_cast<size_t>(i % 2);
+      },
+      60);
 }
 
 // --- fixed scenarios (found by the random cases, kept as small reproductions) ----------------

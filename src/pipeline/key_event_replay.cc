@@ -281,13 +281,27 @@ struct ReplayState {
   std::map<std::pair<std::string, EventKind>, int64_t> applied_in;  // event -> target version
 };
 
-// Whether two states hold the same timeline (sequences and kinds; values may be digests).
-bool SameTimeline(const KeyState& a, const KeyState& b) {
-  if (a.events.size() != b.events.size()) return false;
-  for (size_t i = 0; i < a.events.size(); ++i) {
-    if (a.events[i].seq != b.events[i].seq || a.events[i].kind != b.events[i].kind) return false;
+// Where `a`'s events line up with `b`'s when the two hold the same timeline (sequences and
+// kinds; values may be digests): 0, or, when `b`'s first events are archived (SCD2,
+// apply/key_history.h) and `a` holds them all, the number of them; nullopt when they differ.
+std::optional<size_t> TimelineOffset(const KeyState& a, const KeyState& b) {
+  if (a.events.size() < b.events.size()) return std::nullopt;
+  const size_t offset = a.events.size() - b.events.size();
+  if (offset != 0 && (b.archived.chunks == 0 || a.events[offset - 1].seq != b.archived.last_seq)) {
+    return std::nullopt;
   }
-  return true;
+  if (offset == 0 && b.archived.chunks != 0) return std::nullopt;
+  for (size_t i = 0; i < b.events.size(); ++i) {
+    if (a.events[offset + i].seq != b.events[i].seq ||
+        a.events[offset + i].kind != b.events[i].kind) {
+      return std::nullopt;
+    }
+  }
+  return offset;
+}
+
+bool SameTimeline(const KeyState& a, const KeyState& b) {
+  return TimelineOffset(a, b).has_value();
 }
 
 std::string TimelineText(const KeyState& state, const data::TypePtr& type) {
@@ -466,19 +480,24 @@ void SyncWithIndexLog(const CommitFacts& facts, const apply::IndexWriteBatch* ba
   }
   auto recorded = apply::ParseKeyState(**state);
   if (!recorded.ok()) return;
-  if (SameTimeline(replay.key, *recorded)) {
+  if (std::optional<size_t> offset = TimelineOffset(replay.key, *recorded)) {
     // The replay's values are whole (the index may hold a digest); times are the engine's.
     for (size_t i = 0; i < recorded->events.size(); ++i) {
-      replay.key.events[i].processed_ms = recorded->events[i].processed_ms;
+      replay.key.events[*offset + i].processed_ms = recorded->events[i].processed_ms;
     }
-    replay.key.locations = recorded->locations;
+    // The rows of archived versions are in the archive's chunks; the replay keeps its own.
+    if (recorded->archived.chunks == 0) replay.key.locations = recorded->locations;
     return;
   }
+  // An SCD2 state with archived events holds only the last ones: the replay cannot go on from
+  // it, and keeps its own.
+  const bool partial = recorded->archived.chunks > 0;
   out.notes.push_back(at + "the engine's state of the key is " +
-                      TimelineText(*recorded, rows.sequence_type) + ", the replay's " +
-                      TimelineText(replay.key, rows.sequence_type) +
-                      "; the replay goes on from the engine's");
-  replay.key = std::move(*recorded);
+                      TimelineText(*recorded, rows.sequence_type) +
+                      (partial ? " after its archived events" : "") + ", the replay's " +
+                      TimelineText(replay.key, rows.sequence_type) + "; the replay goes on from " +
+                      (partial ? "its own" : "the engine's"));
+  if (!partial) replay.key = std::move(*recorded);
 }
 
 // How far the flow has read without a target commit recording it: a batch that changed nothing

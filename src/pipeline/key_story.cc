@@ -10,6 +10,7 @@
 #include "apply/index_log.h"
 #include "apply/index_peek.h"
 #include "apply/index_recovery.h"
+#include "apply/key_history.h"
 #include "apply/key_state.h"
 #include "apply/optimize.h"
 #include "change/ordered_encoding.h"
@@ -215,8 +216,12 @@ void ReadIndex(const io::FileSystem& fs, const delta::Snapshot& snapshot, const 
                const data::TypePtr& sequence_type, KeyStory* story) {
   KeyIndexState& out = story->index;
   const std::string entry = apply::KeyStateEntry(key.encoded);
-  auto peek = apply::PeekTableIndex(fs, snapshot.table_root(), snapshot.version(),
-                                    [&](std::string_view e) { return e == entry; });
+  // The key's entry, and the chunks of its archived history (SCD2, apply/key_history.h).
+  const std::string chunk_prefix = apply::HistoryChunkKey(key.encoded, 0).substr(0, entry.size());
+  auto peek =
+      apply::PeekTableIndex(fs, snapshot.table_root(), snapshot.version(), [&](std::string_view e) {
+        return e == entry || (e.size() == entry.size() + 4 && e.starts_with(chunk_prefix));
+      });
   if (!peek.ok()) {
     out.problem = "the key index cannot be read: " + peek.status().message();
     return;
@@ -249,6 +254,11 @@ void ReadIndex(const io::FileSystem& fs, const delta::Snapshot& snapshot, const 
   out.available = true;
   if (!*bytes) return;
   auto state = apply::ParseKeyState(**bytes);
+  if (state.ok() && state->archived.chunks > 0) {
+    const std::string keys[] = {key.encoded};
+    apply::KeyState* const whole[] = {&*state};
+    if (Status read = apply::ReadWholeHistories(index, keys, whole); !read.ok()) state = read;
+  }
   if (!state.ok()) {
     out.problem = "the key's entry in the index is damaged: " + state.status().message();
     return;

@@ -218,6 +218,50 @@ TEST_F(KeyStoryTest, Scd2RowsAndALateEvent) {
   EXPECT_TRUE(story.notes.empty()) << story.notes[0];
 }
 
+// A long SCD2 history whose first events are archived in chunks of the index (default tail: the
+// last 4 events and those of the latest batch stay in the key's entry): the story holds every
+// event, from the RocksDB index and from the index log, and the replay agrees with the engine.
+TEST_F(KeyStoryTest, Scd2ArchivedHistoryIsReadWhole) {
+  Define(
+      "APPLY AS DELETE WHEN op = 'd' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq, _source_file, "
+      "_source_offset, _ingested_at) STORED AS SCD TYPE 2");
+  std::string first;
+  for (int seq = 10; seq <= 120; seq += 10) {
+    first += "1," + std::to_string(seq) + ",u,n" + std::to_string(seq) + "\n";
+  }
+  Run("1.csv", first);
+  Run("2.csv", "1,130,u,n130\n");  // events 10-90 go to a chunk
+  Run("3.csv", "1,95,u,n95\n");    // late, after the archived ones
+  const std::string index_dir = apply::IndexDir(Lake() + "/shop/t");
+  {
+    auto index = apply::OpenRocksKeyIndex(index_dir);
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    int chunks = 0;
+    ASSERT_TRUE((*index)
+                    ->Scan("h",
+                           [&](std::string_view, std::string_view) {
+                             ++chunks;
+                             return true;
+                           })
+                    .ok());
+    EXPECT_EQ(chunks, 1);
+  }
+  for (bool from_log : {false, true}) {
+    if (from_log) std::filesystem::remove_all(index_dir);
+    KeyStory story = Story("id=1");
+    ASSERT_TRUE(story.index.available) << story.index.problem;
+    EXPECT_EQ(story.rows.num_rows(), 14);
+    ASSERT_EQ(story.index.events.size(), 14u);
+    EXPECT_EQ(story.index.events.front().sequence, "10");
+    EXPECT_EQ(story.index.events[9].sequence, "95");
+    EXPECT_EQ(story.index.locations.size(), 14u);
+    ASSERT_EQ(story.events.size(), 14u);
+    for (const KeyEvent& e : story.events)
+      EXPECT_EQ(e.decision, EventDecision::kApplied) << e.sequence;
+    EXPECT_TRUE(story.notes.empty()) << story.notes[0];
+  }
+}
+
 // The index is read without its lock (a running flow keeps it) and without writing; when its
 // folder is gone, from the index log, saying so.
 TEST_F(KeyStoryTest, ReadsTheIndexWithoutDisturbingIt) {
