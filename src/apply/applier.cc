@@ -12,6 +12,7 @@
 #include <set>
 #include <span>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "apply/declared_columns.h"
@@ -679,17 +680,26 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
                                    const std::map<std::string, std::vector<int64_t>>& deleted,
                                    WorkLookup& by_key, std::vector<std::unique_ptr<KeyWork>>& moved,
                                    IndexWriteBatch* batch) {
-  std::string removed_path;
-  ArchivedRowMoves archived;
+  // Each rewritten file and the file that replaces it. The actions come in the order of the
+  // files' names (random); the new files get their dictionary ids in the order of the old ones',
+  // so that the key index does not depend on the names drawn.
+  std::vector<std::tuple<uint32_t, std::string, const delta::Add*>> rewrites;
+  std::string last_removed;
   for (const auto& action : deletion_actions) {
     if (const auto* remove = std::get_if<delta::Remove>(&action)) {
-      removed_path = remove->path;
+      last_removed = remove->path;
       continue;
     }
     const auto* add = std::get_if<delta::Add>(&action);
-    if (!add || add->path == removed_path || removed_path.empty()) continue;
+    if (!add || add->path == last_removed || last_removed.empty()) continue;
+    rewrites.emplace_back(files_.IdOf(last_removed, batch), last_removed, add);
+    last_removed.clear();
+  }
+  std::sort(rewrites.begin(), rewrites.end(),
+            [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+  ArchivedRowMoves archived;
+  for (const auto& [removed_id, removed_path, add] : rewrites) {
     std::vector<int64_t> gone = deleted.at(removed_path);
-    const uint32_t removed_id = files_.IdOf(removed_path, batch);
     const uint32_t added_id = files_.IdOf(add->path, batch);
     std::sort(gone.begin(), gone.end());
     // Through the table scan: a key that is a partition column is not in the file.
@@ -727,7 +737,6 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
                                         RowLocation{removed_id, old_row}, RowLocation{added_id, r})
                                   .status());
     }
-    removed_path.clear();
   }
   archived.Write(batch);
   return Status::OK();
