@@ -16,42 +16,64 @@ bool ReachesArchive(const KeyState& state, std::string_view seq) {
   return state.archived.chunks > 0 && seq <= std::string_view(state.archived.last_seq);
 }
 
+namespace {
+
+// The `chunks` archived chunks of one key, parsed from their entries as MultiGet found them; a
+// missing, damaged or out-of-order one is kCorrupt naming its number.
+Result<std::vector<KeyState>> ParseChunks(std::span<const std::optional<std::string>> found,
+                                          uint32_t chunks) {
+  std::vector<KeyState> out;
+  for (uint32_t n = 0; n < chunks; ++n) {
+    auto damaged = [&](const std::string& why) {
+      return Status::Corrupt("key index: chunk " + std::to_string(n) + " of an SCD2 key's " +
+                             std::to_string(chunks) + " archived chunks is " + why +
+                             " (`cdclake repair` rebuilds it)");
+    };
+    if (!found[n]) return damaged("missing");
+    Result<KeyState> chunk = ParseKeyState(*found[n]);
+    if (!chunk.ok()) return damaged("damaged: " + chunk.status().message());
+    if (chunk->archived.chunks != 0 || chunk->events.empty() ||
+        (!out.empty() && !(out.back().events.back() < chunk->events.front()))) {
+      return damaged("out of order");
+    }
+    out.push_back(std::move(*chunk));
+  }
+  return out;
+}
+
+// The entries of `key`'s chunks 0 .. chunks-1, appended to `entries`.
+void AppendChunkKeys(std::string_view key, uint32_t chunks, std::vector<std::string>* entries) {
+  for (uint32_t n = 0; n < chunks; ++n) entries->push_back(HistoryChunkKey(key, n));
+}
+
+}  // namespace
+
 Status ReadWholeHistories(KeyIndex& index, std::span<const std::string> keys,
                           std::span<KeyState* const> states) {
   std::vector<std::string> entries;
   for (size_t i = 0; i < keys.size(); ++i) {
-    for (uint32_t n = 0; n < states[i]->archived.chunks; ++n) {
-      entries.push_back(HistoryChunkKey(keys[i], n));
-    }
+    AppendChunkKeys(keys[i], states[i]->archived.chunks, &entries);
   }
   if (entries.empty()) return Status::OK();
   std::vector<std::optional<std::string>> found;
   CDCLAKE_RETURN_IF_ERROR(index.MultiGet(entries, &found));
-  size_t at = 0;
+  std::span<const std::optional<std::string>> rest(found);
   for (size_t i = 0; i < keys.size(); ++i) {
     KeyState& state = *states[i];
-    KeyState whole;
-    for (uint32_t n = 0; n < state.archived.chunks; ++n, ++at) {
-      auto damaged = [&](const std::string& why) {
-        return Status::Corrupt("key index: chunk " + std::to_string(n) + " of an SCD2 key's " +
-                               std::to_string(state.archived.chunks) + " archived chunks is " +
-                               why + " (`cdclake repair` rebuilds it)");
-      };
-      if (!found[at]) return damaged("missing");
-      Result<KeyState> chunk = ParseKeyState(*found[at]);
-      if (!chunk.ok()) return damaged("damaged: " + chunk.status().message());
-      if (chunk->archived.chunks != 0 || chunk->events.empty() ||
-          (!whole.events.empty() && !(whole.events.back() < chunk->events.front()))) {
-        return damaged("out of order");
-      }
-      std::move(chunk->events.begin(), chunk->events.end(), std::back_inserter(whole.events));
-      std::move(chunk->locations.begin(), chunk->locations.end(),
-                std::back_inserter(whole.locations));
-    }
-    if (whole.events.back().seq != state.archived.last_seq) {
+    const uint32_t chunks = state.archived.chunks;
+    CDCLAKE_ASSIGN_OR_RETURN(std::vector<KeyState> parsed, ParseChunks(rest, chunks));
+    rest = rest.subspan(chunks);
+    if (chunks == 0) continue;
+    if (parsed.back().events.back().seq != state.archived.last_seq) {
       return Status::Corrupt(
           "key index: an SCD2 key's archived chunks end at another event than its entry says "
           "(`cdclake repair` rebuilds it)");
+    }
+    KeyState whole;
+    for (KeyState& chunk : parsed) {
+      std::move(chunk.events.begin(), chunk.events.end(), std::back_inserter(whole.events));
+      std::move(chunk.locations.begin(), chunk.locations.end(),
+                std::back_inserter(whole.locations));
     }
     std::move(state.events.begin(), state.events.end(), std::back_inserter(whole.events));
     std::move(state.locations.begin(), state.locations.end(), std::back_inserter(whole.locations));
@@ -73,20 +95,10 @@ Result<bool> ArchivedRowMoves::Move(KeyIndex& index, const std::string& key, Key
   Chunks& archive = it->second;
   if (fresh) {
     std::vector<std::string> entries;
-    for (uint32_t n = 0; n < state.archived.chunks; ++n) {
-      entries.push_back(HistoryChunkKey(key, n));
-    }
+    AppendChunkKeys(key, state.archived.chunks, &entries);
     std::vector<std::optional<std::string>> found;
     CDCLAKE_RETURN_IF_ERROR(index.MultiGet(entries, &found));
-    for (uint32_t n = 0; n < state.archived.chunks; ++n) {
-      if (!found[n]) {
-        return Status::Corrupt("key index: chunk " + std::to_string(n) + " of an SCD2 key's " +
-                               std::to_string(state.archived.chunks) +
-                               " archived chunks is missing (`cdclake repair` rebuilds it)");
-      }
-      CDCLAKE_ASSIGN_OR_RETURN(KeyState chunk, ParseKeyState(*found[n]));
-      archive.chunks.push_back(std::move(chunk));
-    }
+    CDCLAKE_ASSIGN_OR_RETURN(archive.chunks, ParseChunks(found, state.archived.chunks));
     archive.changed.assign(archive.chunks.size(), false);
   }
   for (size_t n = 0; n < archive.chunks.size(); ++n) {
