@@ -437,7 +437,7 @@ void DiffRows(std::vector<FoldedRow> old_rows, std::span<const RowLocation> old_
     }
     if (has) {
       if (!paired) rows.AddInserted(new_rows[0]);
-      rows.Append(std::move(new_rows[0]), &new_locations[0]);
+      rows.Append(new_rows[0], &new_locations[0]);
     }
     counts.updated += paired ? 1 : 0;
     counts.deleted += had && !paired ? 1 : 0;
@@ -488,7 +488,7 @@ void DiffRows(std::vector<FoldedRow> old_rows, std::span<const RowLocation> old_
   }
   for (size_t f : fresh) {
     if (!paired_fresh.count(f)) rows.AddInserted(new_rows[f]);
-    rows.Append(std::move(new_rows[f]), &new_locations[f]);
+    rows.Append(new_rows[f], &new_locations[f]);
   }
   counts.updated += static_cast<int64_t>(paired_gone.size());
   counts.deleted += static_cast<int64_t>(gone.size() - paired_gone.size());
@@ -563,7 +563,7 @@ Status ApplierImpl::DiffDigest(KeyWork& work, const data::RecordBatch& source, T
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows, Fold(settings_, work.new_state));
   if (new_rows.size() != 1) return Status::Internal(flow_.target + ": one upsert, no row");
-  rows.Append(std::move(new_rows[0]), &work.new_state.locations[0]);
+  rows.Append(new_rows[0], &work.new_state.locations[0]);
   return Status::OK();
 }
 
@@ -1305,10 +1305,11 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     if (from_source && DiffFromSource(*w, rows, target_rows, counts)) continue;
     CDCLAKE_RETURN_IF_ERROR(DiffKey(*w, target_rows, counts));
   }
+  trace.Mark("diff");
 
   // New rows, then deletions of old ones.
   std::vector<delta::Action> actions;
-  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch appended, target_rows.AppendedBatch());
+  CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch appended, target_rows.TakeAppendedBatch());
   if (appended.num_rows() > 0) {
     // One file per partition the new rows fall in.
     std::vector<delta::RowPlacement> placement;
@@ -1322,7 +1323,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     target_rows.SetAppendedFiles(file_ids, placement);
   }
   std::vector<std::unique_ptr<KeyWork>> moved;
-  trace.Mark("diff+write");
+  trace.Mark("write");
   if (!target_rows.deleted_locations().empty()) {
     std::map<std::string, std::vector<int64_t>> deleted;
     for (const auto& [file, rows_in_file] : target_rows.deleted_locations()) {

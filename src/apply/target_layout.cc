@@ -219,6 +219,25 @@ Result<std::vector<Value>> TargetLayout::TargetValues(const FoldedRow& row) cons
   return out;
 }
 
+Status TargetLayout::AppendTargetRow(const FoldedRow& row, data::RecordBatch* batch) const {
+  // Every target column is a row column, __START_AT or __END_AT (Make).
+  for (size_t i = 0; i < row_to_target_.size(); ++i) {
+    batch->mutable_column(static_cast<size_t>(row_to_target_[i]))
+        .AppendValue(i < row.values.size() ? row.values[i] : Value::Null());
+  }
+  if (start_field_ < 0) return Status::OK();
+  std::string_view in = row.start;
+  CDCLAKE_ASSIGN_OR_RETURN(Value start, change::ReadOrdered(&in, *sequence_type_));
+  batch->mutable_column(static_cast<size_t>(start_field_)).AppendValue(start);
+  Value end;
+  if (row.end) {
+    std::string_view at = *row.end;
+    CDCLAKE_ASSIGN_OR_RETURN(end, change::ReadOrdered(&at, *sequence_type_));
+  }
+  batch->mutable_column(static_cast<size_t>(end_field_)).AppendValue(end);
+  return Status::OK();
+}
+
 Status CheckSourceTypes(const FlowDefinition& flow, const data::Schema& source,
                         const data::Schema& target, int64_t first_row,
                         std::vector<data::Field>* added,

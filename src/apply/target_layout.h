@@ -42,6 +42,9 @@ class TargetLayout {
 
   /// A folded row as the target's values, in the target's column order.
   Result<std::vector<data::Value>> TargetValues(const FoldedRow& row) const;
+  /// Appends TargetValues(row) to `batch` (of the target's schema), cell by cell without
+  /// copying the values first.
+  Status AppendTargetRow(const FoldedRow& row, data::RecordBatch* batch) const;
 
   /// Whether rows of the source can become target rows as they are (Gather): an SCD1 target
   /// whose every column the source has is of the source column's own type.

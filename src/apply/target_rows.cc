@@ -3,8 +3,8 @@
 
 namespace cdclake::apply {
 
-void TargetRows::Append(FoldedRow row, RowLocation* location) {
-  appended_.push_back(std::move(row));
+void TargetRows::Append(const FoldedRow& row, RowLocation* location) {
+  if (append_status_.ok()) append_status_ = layout_.AppendTargetRow(row, &appended_);
   appended_locations_.push_back(location);
 }
 
@@ -33,20 +33,16 @@ void TargetRows::AddInserted(const FoldedRow& row) {
   if (collect_changes_) changes_.emplace_back(row, "insert");
 }
 
-Result<data::RecordBatch> TargetRows::AppendedBatch() const {
-  data::RecordBatch batch(layout_.target());
-  for (const FoldedRow& row : appended_) {
-    CDCLAKE_ASSIGN_OR_RETURN(std::vector<data::Value> values, layout_.TargetValues(row));
-    batch.AppendRow(values);
-  }
+Result<data::RecordBatch> TargetRows::TakeAppendedBatch() {
+  CDCLAKE_RETURN_IF_ERROR(append_status_);
+  data::RecordBatch batch = std::move(appended_);
   if (source_rows_.empty()) return batch;
   data::RecordBatch gathered = layout_.Gather(*source_, source_rows_);
-  if (appended_.empty()) return gathered;
-  std::vector<data::Column> columns = batch.columns();
-  for (size_t c = 0; c < columns.size(); ++c) columns[c].AppendColumn(gathered.column(c));
-  data::RecordBatch both(layout_.target(), std::move(columns));
-  both.set_num_rows(batch.num_rows() + gathered.num_rows());
-  return both;
+  if (appended_locations_.empty()) return gathered;
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    batch.mutable_column(c).AppendColumn(gathered.column(c));
+  }
+  return batch;
 }
 
 void TargetRows::SetAppendedFiles(const std::vector<uint32_t>& file_ids,

@@ -17,11 +17,11 @@ namespace cdclake::apply {
 class TargetRows {
  public:
   TargetRows(const TargetLayout& layout, bool collect_changes)
-      : layout_(layout), collect_changes_(collect_changes) {}
+      : layout_(layout), collect_changes_(collect_changes), appended_(layout.target()) {}
 
   /// Queues `row` for the new data files; `*location` is filled by SetAppendedFiles.
   /// REQUIRES: `location` stays valid until then.
-  void Append(FoldedRow row, RowLocation* location);
+  void Append(const FoldedRow& row, RowLocation* location);
   /// Queues row `source_row` of `source` as it is (TargetLayout::Gather); `*location` as for
   /// Append. REQUIRES: layout.CanGather(), and one `source` for every call.
   void AppendSourceRow(const data::RecordBatch& source, int64_t source_row, RowLocation* location);
@@ -34,8 +34,9 @@ class TargetRows {
   void AddInserted(const FoldedRow& row);
 
   /// The queued rows in the target's columns: the Append ones, then the AppendSourceRow ones.
-  Result<data::RecordBatch> AppendedBatch() const;
-  /// Fills the queued locations: `placement` says where each row of AppendedBatch went (an
+  /// Called once: the Append ones are moved out.
+  Result<data::RecordBatch> TakeAppendedBatch();
+  /// Fills the queued locations: `placement` says where each row of TakeAppendedBatch went (an
   /// index into `file_ids`, the ids of the new files, and the row in that file).
   void SetAppendedFiles(const std::vector<uint32_t>& file_ids,
                         const std::vector<delta::RowPlacement>& placement);
@@ -49,7 +50,11 @@ class TargetRows {
  private:
   const TargetLayout& layout_;
   bool collect_changes_;
-  std::vector<FoldedRow> appended_;
+  // Appended rows go into columns at once, so that their decoded values are freed and their
+  // memory reused by the next key's (kept as FoldedRows, an SCD2 batch at 1M keys touched
+  // 100 MiB more of fresh memory, which this host zeroes at about 0.4 GB/s).
+  data::RecordBatch appended_;
+  Status append_status_;
   std::vector<RowLocation*> appended_locations_;
   const data::RecordBatch* source_ = nullptr;
   std::vector<int64_t> source_rows_;

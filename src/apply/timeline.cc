@@ -173,6 +173,19 @@ Result<LastVersion> FindLastVersion(const TimelineSettings& settings,
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<Value> last,
                            DecodeValues(events.back().values, settings.column_types));
   size_t first = events.size() - 1;
+  if (std::all_of(settings.tracked.begin(), settings.tracked.end(), [](bool t) { return t; })) {
+    // Every column tracked: a tracked change is any change, told by the two encodings
+    // (CompareValues pads a narrower one as DecodeValues does), decoding neither.
+    while (first > 0) {
+      const StoredEvent& before = events[first - 1];
+      if (before.kind == EventKind::kDelete) break;
+      if (before.partial || before.digest) return LastVersion{};
+      if (CompareValues(before.values, events[first].values) != 0) break;
+      --first;
+    }
+    out.open = FoldedRow{std::move(last), events[first].seq, std::nullopt};
+    return out;
+  }
   std::vector<Value> later = last;
   while (first > 0) {
     const StoredEvent& before = events[first - 1];

@@ -59,9 +59,17 @@ void AppendDecimalKey(data::Int128 v, std::string* out) {
 }
 
 void AppendBytesKey(std::string_view bytes, std::string* out) {
-  for (char c : bytes) {
-    out->push_back(c);
-    if (c == 0) out->push_back(static_cast<char>(0xFF));
+  // Runs between zero bytes are appended whole; each zero byte becomes 0x00 0xFF.
+  while (!bytes.empty()) {
+    const void* zero = std::memchr(bytes.data(), 0, bytes.size());
+    const size_t run = zero == nullptr
+                           ? bytes.size()
+                           : static_cast<size_t>(static_cast<const char*>(zero) - bytes.data());
+    out->append(bytes.data(), run);
+    if (zero == nullptr) break;
+    out->push_back(0);
+    out->push_back(static_cast<char>(0xFF));
+    bytes.remove_prefix(run + 1);
   }
   out->push_back(0);
   out->push_back(0);
@@ -151,19 +159,18 @@ Result<Value> ReadPayload(std::string_view* in, const DataType& type) {
     }
     case TypeId::kString:
     case TypeId::kBinary: {
+      // Runs of non-zero bytes are copied whole (a byte at a time was a tenth of decoding an
+      // SCD2 batch's events); a zero byte is 0x00 0xFF inside and 0x00 0x00 at the end.
       std::string bytes;
       size_t i = 0;
       while (true) {
-        if (i >= in->size()) return Status::Corrupt("ordered encoding: unterminated string");
-        char c = (*in)[i];
-        if (c != 0) {
-          bytes.push_back(c);
-          ++i;
-          continue;
-        }
-        if (i + 1 >= in->size()) return Status::Corrupt("ordered encoding: truncated string");
-        char next = (*in)[i + 1];
-        i += 2;
+        const void* zero = std::memchr(in->data() + i, 0, in->size() - i);
+        if (zero == nullptr) return Status::Corrupt("ordered encoding: unterminated string");
+        const auto at = static_cast<size_t>(static_cast<const char*>(zero) - in->data());
+        bytes.append(in->data() + i, at - i);
+        if (at + 1 >= in->size()) return Status::Corrupt("ordered encoding: truncated string");
+        const char next = (*in)[at + 1];
+        i = at + 2;
         if (next == 0) break;
         bytes.push_back(0);
       }

@@ -69,6 +69,35 @@ TEST(OrderedEncoding, StringsWithZeroBytesAndPrefixes) {
              DataType::String());
 }
 
+// Strings of random bytes, zero bytes frequent (runs of them, first, last, alone): each
+// encodes to the reference escaping (0x00 -> 0x00 0xFF, then 0x00 0x00), decodes back whole,
+// and a cut anywhere before the end is an error.
+TEST(OrderedEncoding, StringsOfRandomBytesRoundTrip) {
+  std::mt19937_64 rng(5);
+  for (int n = 0; n < 2000; ++n) {
+    std::string s(static_cast<size_t>(rng() % 40), '\0');
+    for (char& c : s) c = rng() % 3 == 0 ? '\0' : static_cast<char>(rng() % 256);
+    std::string reference;
+    for (char c : s) {
+      reference.push_back(c);
+      if (c == 0) reference.push_back(static_cast<char>(0xFF));
+    }
+    reference.append(2, '\0');
+    std::string encoded;
+    AppendOrdered(Value::Bytes(s), *DataType::Binary(), &encoded);
+    ASSERT_EQ(encoded.substr(1), reference) << "case " << n;
+    std::string_view in = encoded;
+    auto back = ReadOrdered(&in, *DataType::Binary());
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->bytes(), s) << "case " << n;
+    EXPECT_TRUE(in.empty());
+    for (size_t cut = 1; cut < encoded.size(); ++cut) {
+      std::string_view part(encoded.data(), cut);
+      EXPECT_FALSE(ReadOrdered(&part, *DataType::Binary()).ok()) << "case " << n << " cut " << cut;
+    }
+  }
+}
+
 TEST(OrderedEncoding, StructsCompareFieldByField) {
   TypePtr type = DataType::Struct({{"a", DataType::Int32()}, {"b", DataType::String()}});
   std::vector<Value> v;
