@@ -350,7 +350,7 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
 Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const {
   CDCLAKE_ASSIGN_OR_RETURN(bool done, DiffAfterSharedEvents(work, rows, counts));
   if (done) return Status::OK();
-  if (work.old_state.archived.chunks > 0) {
+  if (work.old_state.archived->chunks > 0) {
     return Status::Internal(flow_.target + ": an SCD2 key's archived history was not read");
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows, Fold(settings_, work.old_state));
@@ -381,7 +381,7 @@ Result<bool> ApplierImpl::DiffAfterSharedEvents(KeyWork& work, TargetRows& rows,
       std::mismatch(before.begin(), before.end(), now.begin(), now.end()).first - before.begin());
   // A state whose first events are archived (key_history.h) starts from the version they leave
   // open; the batch's events all sort after them (else the state was read whole).
-  const bool archived = work.old_state.archived.chunks > 0;
+  const bool archived = work.old_state.archived->chunks > 0;
   if (shared == 0 && !archived) return false;
   std::span<const StoredEvent> old_events(before), new_events(now);
   LastVersion last;
@@ -1107,7 +1107,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
         if (ReachesArchive(work.old_state, e.event.seq)) {
           whole_keys.push_back(work.key);
           whole_states.push_back(&work.old_state);
-          work.replaced_chunks = work.old_state.archived.chunks;
+          work.replaced_chunks = work.old_state.archived->chunks;
         }
       }
       by_key.AddInOrder(&work);

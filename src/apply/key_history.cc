@@ -13,7 +13,7 @@ std::string HistoryChunkKey(std::string_view key, uint32_t n) {
 }
 
 bool ReachesArchive(const KeyState& state, std::string_view seq) {
-  return state.archived.chunks > 0 && seq <= std::string_view(state.archived.last_seq);
+  return state.archived->chunks > 0 && seq <= std::string_view(state.archived->last_seq);
 }
 
 namespace {
@@ -32,7 +32,7 @@ Result<std::vector<KeyState>> ParseChunks(std::span<const std::optional<std::str
     if (!found[n]) return damaged("missing");
     Result<KeyState> chunk = ParseKeyState(*found[n]);
     if (!chunk.ok()) return damaged("damaged: " + chunk.status().message());
-    if (chunk->archived.chunks != 0 || chunk->events.empty() ||
+    if (chunk->archived->chunks != 0 || chunk->events.empty() ||
         (!out.empty() && !(out.back().events.back() < chunk->events.front()))) {
       return damaged("out of order");
     }
@@ -52,7 +52,7 @@ Status ReadWholeHistories(KeyIndex& index, std::span<const std::string> keys,
                           std::span<KeyState* const> states) {
   std::vector<std::string> entries;
   for (size_t i = 0; i < keys.size(); ++i) {
-    AppendChunkKeys(keys[i], states[i]->archived.chunks, &entries);
+    AppendChunkKeys(keys[i], states[i]->archived->chunks, &entries);
   }
   if (entries.empty()) return Status::OK();
   std::vector<std::optional<std::string>> found;
@@ -60,11 +60,11 @@ Status ReadWholeHistories(KeyIndex& index, std::span<const std::string> keys,
   std::span<const std::optional<std::string>> rest(found);
   for (size_t i = 0; i < keys.size(); ++i) {
     KeyState& state = *states[i];
-    const uint32_t chunks = state.archived.chunks;
+    const uint32_t chunks = state.archived->chunks;
     CDCLAKE_ASSIGN_OR_RETURN(std::vector<KeyState> parsed, ParseChunks(rest, chunks));
     rest = rest.subspan(chunks);
     if (chunks == 0) continue;
-    if (parsed.back().events.back().seq != state.archived.last_seq) {
+    if (parsed.back().events.back().seq != state.archived->last_seq) {
       return Status::Corrupt(
           "key index: an SCD2 key's archived chunks end at another event than its entry says "
           "(`cdclake repair` rebuilds it)");
@@ -90,15 +90,15 @@ Result<bool> ArchivedRowMoves::Move(KeyIndex& index, const std::string& key, Key
       return true;
     }
   }
-  if (state.archived.chunks == 0) return false;
+  if (state.archived->chunks == 0) return false;
   auto [it, fresh] = keys_.try_emplace(key);
   Chunks& archive = it->second;
   if (fresh) {
     std::vector<std::string> entries;
-    AppendChunkKeys(key, state.archived.chunks, &entries);
+    AppendChunkKeys(key, state.archived->chunks, &entries);
     std::vector<std::optional<std::string>> found;
     CDCLAKE_RETURN_IF_ERROR(index.MultiGet(entries, &found));
-    CDCLAKE_ASSIGN_OR_RETURN(archive.chunks, ParseChunks(found, state.archived.chunks));
+    CDCLAKE_ASSIGN_OR_RETURN(archive.chunks, ParseChunks(found, state.archived->chunks));
     archive.changed.assign(archive.chunks.size(), false);
   }
   for (size_t n = 0; n < archive.chunks.size(); ++n) {
@@ -126,13 +126,13 @@ void ArchivedRowMoves::Write(IndexWriteBatch* batch) const {
 
 Result<std::optional<FoldedRow>> ArchivedOpenVersion(const TimelineSettings& settings,
                                                      const KeyState& state) {
-  if (state.archived.chunks == 0 || !state.archived.open_values) {
+  if (state.archived->chunks == 0 || !state.archived->open_values) {
     return std::optional<FoldedRow>();
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<data::Value> values,
-                           DecodeValues(*state.archived.open_values, settings.column_types));
+                           DecodeValues(*state.archived->open_values, settings.column_types));
   return std::optional<FoldedRow>(
-      FoldedRow{std::move(values), state.archived.open_start, std::nullopt});
+      FoldedRow{std::move(values), state.archived->open_start, std::nullopt});
 }
 
 Result<std::optional<FoldedRow>> OpenVersionAfter(const TimelineSettings& settings,
@@ -163,7 +163,7 @@ Result<std::optional<FoldedRow>> OpenVersionAfter(const TimelineSettings& settin
 Status ArchiveHistory(const TimelineSettings& settings, std::string_view key,
                       const HistoryTail& tail, std::string_view batch_first_seq,
                       uint32_t replaced_chunks, KeyState* state, IndexWriteBatch* batch) {
-  const uint32_t next = state->archived.chunks;
+  const uint32_t next = state->archived->chunks;
   const size_t n = state->events.size();
   size_t keep = std::max(tail.keep, size_t{1});
   if (!batch_first_seq.empty()) {
@@ -205,7 +205,7 @@ Status ArchiveHistory(const TimelineSettings& settings, std::string_view key,
                       state->events.begin() + static_cast<ptrdiff_t>(sealed));
   state->locations.erase(state->locations.begin(),
                          state->locations.begin() + static_cast<ptrdiff_t>(closed));
-  ArchivedHistory& archived = state->archived;
+  ArchivedHistory& archived = state->archived.mut();
   archived.chunks = next + 1;
   archived.last_seq = chunk.events.back().seq;
   archived.open_values.reset();

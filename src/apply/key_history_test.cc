@@ -103,14 +103,14 @@ TEST(KeyHistoryTest, ArchivedHistoriesFoldAndReadBackAsTheWhole) {
         continue;
       }
       ASSERT_EQ(batch.puts.size(), 1u);
-      EXPECT_EQ(batch.puts[0].first, HistoryChunkKey("key", state.archived.chunks - 1));
+      EXPECT_EQ(batch.puts[0].first, HistoryChunkKey("key", state.archived->chunks - 1));
       // Kept: at least tail.keep, and every event from first_seq on.
       EXPECT_GE(state.events.size(), tail.keep);
       EXPECT_GE(before - state.events.size(), tail.min_chunk);
       if (in_entry && !first_seq.empty()) {
         EXPECT_LE(state.events.front().seq, first_seq);
       }
-      EXPECT_EQ(state.archived.last_seq,
+      EXPECT_EQ(state.archived->last_seq,
                 whole.events[whole.events.size() - state.events.size() - 1].seq);
       // The stored form round-trips with its archive.
       auto parsed = ParseKeyState(SerializeKeyState(state));
@@ -118,8 +118,8 @@ TEST(KeyHistoryTest, ArchivedHistoriesFoldAndReadBackAsTheWhole) {
       EXPECT_EQ(*parsed, state);
       archived_twice += pass == 1;
     }
-    if (state.archived.chunks == 0) continue;
-    open_after += state.archived.open_values.has_value();
+    if (state.archived->chunks == 0) continue;
+    open_after += state.archived->open_values.has_value();
     // The tail's rows are the whole fold's last rows, one location each.
     std::vector<FoldedRow> rows = FoldTail(settings, state);
     ASSERT_EQ(rows.size(), state.locations.size());
@@ -167,7 +167,7 @@ TEST(KeyHistoryTest, ReplacedChunksAreOverwrittenOrDeleted) {
             (std::vector<std::string>{HistoryChunkKey("k1", 1), HistoryChunkKey("k1", 2),
                                       HistoryChunkKey("k1", 3), HistoryChunkKey("k1", 4)}));
   EXPECT_EQ(state.events.size(), 4u);
-  EXPECT_EQ(state.archived.chunks, 1u);
+  EXPECT_EQ(state.archived->chunks, 1u);
 
   KeyState short_state = RandomState(rng, settings, 5);
   IndexWriteBatch none;
@@ -175,19 +175,19 @@ TEST(KeyHistoryTest, ReplacedChunksAreOverwrittenOrDeleted) {
   EXPECT_TRUE(none.puts.empty());
   EXPECT_EQ(none.deletes,
             (std::vector<std::string>{HistoryChunkKey("k2", 0), HistoryChunkKey("k2", 1)}));
-  EXPECT_EQ(short_state.archived.chunks, 0u);
+  EXPECT_EQ(short_state.archived->chunks, 0u);
 }
 
 TEST(KeyHistoryTest, ChunkEntriesSortByKeyThenNumber) {
   EXPECT_EQ(HistoryChunkKey("ab", 258), std::string("hab\0\0\x01\x02", 7));
   EXPECT_LT(HistoryChunkKey("ab", 255), HistoryChunkKey("ab", 256));
   KeyState state;
-  state.archived.chunks = 1;
-  state.archived.last_seq = Seq(5);
+  state.archived.mut().chunks = 1;
+  state.archived.mut().last_seq = Seq(5);
   EXPECT_TRUE(ReachesArchive(state, Seq(5)));  // a tie with the last archived event
   EXPECT_TRUE(ReachesArchive(state, Seq(1)));
   EXPECT_FALSE(ReachesArchive(state, Seq(6)));
-  state.archived.chunks = 0;
+  state.archived.mut().chunks = 0;
   EXPECT_FALSE(ReachesArchive(state, Seq(1)));
 }
 
@@ -201,7 +201,7 @@ TEST(KeyHistoryTest, AMissingChunkIsCorrupt) {
     ASSERT_TRUE(ArchiveHistory(settings, "k", HistoryTail{keep, 8}, "", 0, &state, &batch).ok());
     Apply(*index, batch);
   }
-  ASSERT_EQ(state.archived.chunks, 2u);
+  ASSERT_EQ(state.archived->chunks, 2u);
   Apply(*index, IndexWriteBatch{{}, {HistoryChunkKey("k", 1)}});
   const std::string keys[] = {"k"};
   KeyState* const states[] = {&state};

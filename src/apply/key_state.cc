@@ -92,7 +92,7 @@ std::string SerializeKeyState(const KeyState& state, bool digest_values) {
   for (const auto& e : state.events) {
     size += e.seq.size() + (digest_values ? digest_of.size() : e.values.size()) + 32;
   }
-  const ArchivedHistory& archived = state.archived;
+  const ArchivedHistory& archived = *state.archived;
   if (archived.chunks > 0) {
     size += 16 + archived.last_seq.size() + archived.open_start.size() +
             archived.open_values.value_or("").size();
@@ -161,7 +161,7 @@ Result<KeyState> ParseKeyState(std::string_view bytes) {
     l.row = static_cast<int64_t>(row);
   }
   if (version == kArchivedFormatVersion) {
-    ArchivedHistory& archived = state.archived;
+    ArchivedHistory& archived = state.archived.mut();
     CDCLAKE_ASSIGN_OR_RETURN(uint64_t chunks, in.ReadVarint());
     if (chunks == 0 || chunks > UINT32_MAX) {
       return Status::Corrupt("key index entry: bad chunk count");

@@ -287,10 +287,11 @@ struct ReplayState {
 std::optional<size_t> TimelineOffset(const KeyState& a, const KeyState& b) {
   if (a.events.size() < b.events.size()) return std::nullopt;
   const size_t offset = a.events.size() - b.events.size();
-  if (offset != 0 && (b.archived.chunks == 0 || a.events[offset - 1].seq != b.archived.last_seq)) {
+  if (offset != 0 &&
+      (b.archived->chunks == 0 || a.events[offset - 1].seq != b.archived->last_seq)) {
     return std::nullopt;
   }
-  if (offset == 0 && b.archived.chunks != 0) return std::nullopt;
+  if (offset == 0 && b.archived->chunks != 0) return std::nullopt;
   for (size_t i = 0; i < b.events.size(); ++i) {
     if (a.events[offset + i].seq != b.events[i].seq ||
         a.events[offset + i].kind != b.events[i].kind) {
@@ -486,12 +487,12 @@ void SyncWithIndexLog(const CommitFacts& facts, const apply::IndexWriteBatch* ba
       replay.key.events[*offset + i].processed_ms = recorded->events[i].processed_ms;
     }
     // The rows of archived versions are in the archive's chunks; the replay keeps its own.
-    if (recorded->archived.chunks == 0) replay.key.locations = recorded->locations;
+    if (recorded->archived->chunks == 0) replay.key.locations = recorded->locations;
     return;
   }
   // An SCD2 state with archived events holds only the last ones: the replay cannot go on from
   // it, and keeps its own.
-  const bool partial = recorded->archived.chunks > 0;
+  const bool partial = recorded->archived->chunks > 0;
   out.notes.push_back(at + "the engine's state of the key is " +
                       TimelineText(*recorded, rows.sequence_type) +
                       (partial ? " after its archived events" : "") + ", the replay's " +

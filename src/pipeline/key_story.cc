@@ -254,7 +254,7 @@ void ReadIndex(const io::FileSystem& fs, const delta::Snapshot& snapshot, const 
   out.available = true;
   if (!*bytes) return;
   auto state = apply::ParseKeyState(**bytes);
-  if (state.ok() && state->archived.chunks > 0) {
+  if (state.ok() && state->archived->chunks > 0) {
     const std::string keys[] = {key.encoded};
     apply::KeyState* const whole[] = {&*state};
     if (Status read = apply::ReadWholeHistories(index, keys, whole); !read.ok()) state = read;
