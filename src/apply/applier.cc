@@ -416,6 +416,55 @@ Result<bool> ApplierImpl::DiffAfterSharedEvents(KeyWork& work, TargetRows& rows,
   return true;
 }
 
+// DiffRows for a few rows on each side (an SCD2 key closing its open version and opening
+// another: one row before, two after): the same matching and pairing, in the same order, by
+// scanning instead of through maps and sets built per key.
+void DiffFewRows(const std::vector<FoldedRow>& old_rows, std::span<const RowLocation> old_locations,
+                 const std::vector<FoldedRow>& new_rows, RowLocation* new_locations,
+                 TargetRows& rows, ApplyCounts& counts) {
+  std::vector<bool> old_matched(old_rows.size(), false);
+  std::vector<size_t> fresh;
+  for (size_t j = 0; j < new_rows.size(); ++j) {
+    bool found = false;
+    for (size_t i = 0; i < old_rows.size() && !found; ++i) {
+      if (!old_matched[i] && old_rows[i].start == new_rows[j].start && old_rows[i] == new_rows[j]) {
+        old_matched[i] = true;
+        new_locations[j] = old_locations[i];
+        found = true;
+      }
+    }
+    if (!found) fresh.push_back(j);
+  }
+  // Changed rows pair by their version's start, each gone row with the first fresh one.
+  std::vector<bool> paired_fresh(new_rows.size(), false);
+  std::vector<bool> paired_gone(old_rows.size(), false);
+  int64_t paired = 0, gone = 0;
+  for (size_t g = 0; g < old_rows.size(); ++g) {
+    if (old_matched[g]) continue;
+    ++gone;
+    for (size_t f : fresh) {
+      if (!paired_fresh[f] && new_rows[f].start == old_rows[g].start) {
+        paired_fresh[f] = paired_gone[g] = true;
+        ++paired;
+        rows.AddChange(old_rows[g], new_rows[f]);
+        break;
+      }
+    }
+  }
+  for (size_t g = 0; g < old_rows.size(); ++g) {
+    if (old_matched[g]) continue;
+    rows.Delete(old_locations[g]);
+    if (!paired_gone[g]) rows.AddDeleted(old_rows[g]);
+  }
+  for (size_t f : fresh) {
+    if (!paired_fresh[f]) rows.AddInserted(new_rows[f]);
+    rows.Append(new_rows[f], &new_locations[f]);
+  }
+  counts.updated += paired;
+  counts.deleted += gone - paired;
+  counts.inserted += static_cast<int64_t>(fresh.size()) - paired;
+}
+
 // Pairs a key's rows before and after: rows that stay keep their location (written to
 // `new_locations`, one per new row), the others are deleted or queued in `rows`.
 void DiffRows(std::vector<FoldedRow> old_rows, std::span<const RowLocation> old_locations,
@@ -442,6 +491,10 @@ void DiffRows(std::vector<FoldedRow> old_rows, std::span<const RowLocation> old_
     counts.updated += paired ? 1 : 0;
     counts.deleted += had && !paired ? 1 : 0;
     counts.inserted += has && !paired ? 1 : 0;
+    return;
+  }
+  if (old_rows.size() * new_rows.size() <= 256) {
+    DiffFewRows(old_rows, old_locations, new_rows, new_locations, rows, counts);
     return;
   }
   std::vector<bool> old_matched(old_rows.size(), false);

@@ -624,6 +624,45 @@ std::vector<std::string> ChangeLines(io::FileSystem& fs, const std::string& targ
   return lines;
 }
 
+// SCD2's change data feed: closing a version is an update of its row (pre-image open,
+// post-image with its __END_AT), the version it opens an insert; a late event that splits a
+// closed version updates it and inserts the middle one, and the versions after it stay out of
+// the feed.
+TEST_F(ApplierTest, Scd2ChangeDataFeedUpdatesClosedVersionsAndInsertsNewOnes) {
+  auto line = [](const std::string& type, int id, const std::string& name, int start,
+                 std::optional<int> end) {
+    return "id=" + std::to_string(id) + ";name=" + name + ";__START_AT=" + std::to_string(start) +
+           ";__END_AT=" + (end ? std::to_string(*end) : "") + ";_change_type=" + type + ";";
+  };
+  for (bool dvs : {true, false}) {
+    std::string target = target_ + (dvs ? "_dv" : "_cow");
+    FlowDefinition flow = Flow(target, ScdType::kType2);
+    flow.table_properties["delta.enableChangeDataFeed"] = "true";
+    if (!dvs) flow.table_properties["delta.enableDeletionVectors"] = "false";
+    auto applier = Open(flow);
+    Apply(*applier, {{1, "a", "U", 1}, {2, "b", "U", 1}});
+    ApplyResult second =
+        Apply(*applier, {{1, "a2", "U", 3}, {2, std::nullopt, "D", 3}, {3, "c", "U", 3}});
+    ASSERT_TRUE(second.version);
+    std::vector<std::string> want = {line("insert", 1, "a2", 3, std::nullopt),
+                                     line("insert", 3, "c", 3, std::nullopt),
+                                     line("update_postimage", 1, "a", 1, 3),
+                                     line("update_postimage", 2, "b", 1, 3),
+                                     line("update_preimage", 1, "a", 1, std::nullopt),
+                                     line("update_preimage", 2, "b", 1, std::nullopt)};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(ChangeLines(fs_, target, *second.version), want) << (dvs ? "dv" : "cow");
+    ApplyResult late = Apply(*applier, {{1, "mid", "U", 2}});
+    ASSERT_TRUE(late.version);
+    want = {line("insert", 1, "mid", 2, 3), line("update_postimage", 1, "a", 1, 2),
+            line("update_preimage", 1, "a", 1, 3)};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(ChangeLines(fs_, target, *late.version), want) << (dvs ? "dv" : "cow");
+    EXPECT_EQ(late.counts.updated, 1);
+    EXPECT_EQ(late.counts.inserted, 1);
+  }
+}
+
 // SCD2 histories archived after a few events (key_history.h) give the table of histories kept
 // whole, through batches whose late events land in the archive, a copy-on-write batch moving
 // archived versions' rows, and an OPTIMIZE that moves them again (in the archive's chunks); with
