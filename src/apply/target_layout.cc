@@ -112,6 +112,7 @@ TimelineSettings TargetLayout::Settings(const FlowDefinition& flow) const {
     const std::string& name = target_.field(t).name;
     bool key = IsKey(flow, name);
     s.tracked.push_back(!key && (!flow.track_history || flow.track_history->Selects(name)));
+    s.key.push_back(key);
     s.ignore_null.push_back(!key && flow.ignore_null_updates &&
                             flow.ignore_null_updates->Selects(name));
   }

@@ -35,6 +35,13 @@ void CompactType1(const TimelineSettings& settings, KeyState* state) {
 
 }  // namespace
 
+bool TimelineSettings::TracksEveryChange() const {
+  for (size_t c = 0; c < tracked.size(); ++c) {
+    if (!tracked[c] && !(c < key.size() && key[c])) return false;
+  }
+  return true;
+}
+
 bool TimelineSettings::AnyIgnoreNull() const {
   return std::find(ignore_null.begin(), ignore_null.end(), true) != ignore_null.end();
 }
@@ -173,9 +180,10 @@ Result<LastVersion> FindLastVersion(const TimelineSettings& settings,
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<Value> last,
                            DecodeValues(events.back().values, settings.column_types));
   size_t first = events.size() - 1;
-  if (std::all_of(settings.tracked.begin(), settings.tracked.end(), [](bool t) { return t; })) {
-    // Every column tracked: a tracked change is any change, told by the two encodings
-    // (CompareValues pads a narrower one as DecodeValues does), decoding neither.
+  if (settings.TracksEveryChange()) {
+    // Every column tracked but the key's (equal in all of a key's events): a tracked change is
+    // any change, told by the two encodings (CompareValues pads a narrower one as DecodeValues
+    // does), decoding neither.
     while (first > 0) {
       const StoredEvent& before = events[first - 1];
       if (before.kind == EventKind::kDelete) break;

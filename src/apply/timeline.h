@@ -23,9 +23,14 @@ struct TimelineSettings {
   std::vector<data::TypePtr> column_types;
   std::vector<bool> tracked;      // SCD2: a change here opens a new version
   std::vector<bool> ignore_null;  // IGNORE NULL UPDATES: a NULL here keeps the current value
+  /// The key's columns (never tracked): the same in every event of a key. May be empty.
+  std::vector<bool> key;
   data::TypePtr sequence_type;
 
   bool AnyIgnoreNull() const;
+  /// Whether every column but the key's is tracked: then two of a key's events differ in a
+  /// tracked value exactly when their encodings differ.
+  bool TracksEveryChange() const;
 };
 
 /// What adding an event did.
