@@ -35,9 +35,26 @@ void CompactType1(const TimelineSettings& settings, KeyState* state) {
 
 }  // namespace
 
+namespace {
+
+// Whether values of `type` hold floating-point numbers: every NaN equals every other as a
+// value (data::Value), while their encodings keep their bits and differ.
+bool HoldsFloats(const data::DataType& type) {
+  if (type.id() == data::TypeId::kFloat || type.id() == data::TypeId::kDouble) return true;
+  for (const data::Field& f : type.fields()) {
+    if (HoldsFloats(*f.type)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool TimelineSettings::TracksEveryChange() const {
   for (size_t c = 0; c < tracked.size(); ++c) {
-    if (!tracked[c] && !(c < key.size() && key[c])) return false;
+    const bool is_key = c < key.size() && key[c];
+    if (is_key) continue;
+    if (!tracked[c]) return false;
+    if (c < column_types.size() && column_types[c] && HoldsFloats(*column_types[c])) return false;
   }
   return true;
 }

@@ -28,7 +28,8 @@ struct TimelineSettings {
   data::TypePtr sequence_type;
 
   bool AnyIgnoreNull() const;
-  /// Whether every column but the key's is tracked: then two of a key's events differ in a
+  /// Whether every column but the key's is tracked and holds no floating-point numbers (two
+  /// NaNs are equal values of different encodings): then two of a key's events differ in a
   /// tracked value exactly when their encodings differ.
   bool TracksEveryChange() const;
 };

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 #include <span>
@@ -66,6 +69,33 @@ std::vector<StoredEvent> RandomEvents(std::mt19937_64& rng, const TimelineSettin
 // For random timelines cut at a random point: the closed versions of the part before the cut
 // are the first rows of the whole fold, and FoldAfter of its open version and the part after
 // gives the rest. FindLastVersion's open version is the fold's last row.
+// NaNs of different bits are equal values but different encodings: FindLastVersion must
+// find the version open since the first of them, as Fold does (it does not tell a change by
+// the encodings of a floating-point column).
+TEST(Timeline, NaNsOfOtherBitsAreOneVersion) {
+  TimelineSettings settings = Settings({true});
+  settings.column_types = {DataType::Double()};
+  EXPECT_FALSE(settings.TracksEveryChange());
+  const double quiet = std::numeric_limits<double>::quiet_NaN();
+  const double negative = -quiet;
+  ASSERT_NE(std::bit_cast<uint64_t>(quiet), std::bit_cast<uint64_t>(negative));
+  KeyState state;
+  for (int i = 1; i <= 3; ++i) {
+    StoredEvent e;
+    e.seq = Seq(i);
+    const double v = i == 1 ? 1.5 : (i == 2 ? quiet : negative);
+    e.values = EncodeValues({Value::Double(v)}, settings.column_types);
+    state.events.push_back(std::move(e));
+  }
+  auto rows = Fold(settings, state);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2u);  // 1.5, then one version of NaN
+  auto last = FindLastVersion(settings, state.events);
+  ASSERT_TRUE(last.ok() && last->known && last->open);
+  EXPECT_EQ(last->open->start, Seq(2));
+  EXPECT_EQ(*last->open, rows->back());
+}
+
 TEST(Timeline, FoldAfterTheLastVersionEqualsFoldingEverything) {
   std::mt19937_64 rng(7);
   int known = 0, open = 0, by_encodings = 0;
