@@ -206,20 +206,6 @@ std::string TargetLayout::EncodeRowDigest(const data::RecordBatch& rows, int64_t
   return ValuesDigest(EncodeIntoScratch(rows, {}, r, &partial));
 }
 
-Result<std::vector<Value>> TargetLayout::TargetValues(const FoldedRow& row) const {
-  std::vector<Value> out(target_.num_fields());
-  for (size_t i = 0; i < row_to_target_.size(); ++i) out[row_to_target_[i]] = row.values[i];
-  if (start_field_ >= 0) {
-    std::string_view in = row.start;
-    CDCLAKE_ASSIGN_OR_RETURN(out[start_field_], change::ReadOrdered(&in, *sequence_type_));
-    if (row.end) {
-      std::string_view end = *row.end;
-      CDCLAKE_ASSIGN_OR_RETURN(out[end_field_], change::ReadOrdered(&end, *sequence_type_));
-    }
-  }
-  return out;
-}
-
 Status TargetLayout::AppendTargetRow(const FoldedRow& row, data::RecordBatch* batch) const {
   // Every target column is a row column, __START_AT or __END_AT (Make).
   for (size_t i = 0; i < row_to_target_.size(); ++i) {

@@ -40,17 +40,15 @@ class TargetLayout {
   /// unchanged cells, made without keeping the encoding.
   std::string EncodeRowDigest(const data::RecordBatch& rows, int64_t r) const;
 
-  /// A folded row as the target's values, in the target's column order.
-  Result<std::vector<data::Value>> TargetValues(const FoldedRow& row) const;
-  /// Appends TargetValues(row) to `batch` (of the target's schema), cell by cell without
-  /// copying the values first.
+  /// Appends a folded row to `batch` as the target's values, in the target's column order (a
+  /// batch of the target's schema, or one with more columns after those, left to the caller).
   Status AppendTargetRow(const FoldedRow& row, data::RecordBatch* batch) const;
 
   /// Whether rows of the source can become target rows as they are (Gather): an SCD1 target
   /// whose every column the source has is of the source column's own type.
   bool CanGather() const { return gatherable_; }
   /// Source rows `rows` as target rows, copied column by column (NULL where the source has no
-  /// such column): the values EncodeRowValues, Fold and TargetValues make of them.
+  /// such column): the values EncodeRowValues, Fold and AppendTargetRow make of them.
   /// REQUIRES: CanGather(), and `source` has the schema this layout was made for.
   data::RecordBatch Gather(const data::RecordBatch& source, const std::vector<int64_t>& rows) const;
 

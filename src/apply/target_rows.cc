@@ -61,10 +61,10 @@ Result<data::RecordBatch> TargetRows::ChangeDataBatch() const {
   std::vector<data::Field> fields = layout_.target().fields();
   fields.push_back({"_change_type", data::DataType::String(), false});
   data::RecordBatch batch{data::Schema(fields)};
+  const size_t type_column = fields.size() - 1;
   for (const auto& [row, type] : changes_) {
-    CDCLAKE_ASSIGN_OR_RETURN(std::vector<data::Value> values, layout_.TargetValues(row));
-    values.push_back(data::Value::Bytes(type));
-    batch.AppendRow(values);
+    CDCLAKE_RETURN_IF_ERROR(layout_.AppendTargetRow(row, &batch));
+    batch.mutable_column(type_column).AppendBytes(type);
   }
   return batch;
 }
