@@ -30,6 +30,7 @@
 #include "apply/target_rows.h"
 #include "apply/timeline.h"
 #include "base/bytes.h"
+#include "base/heap_value.h"
 #include "base/strings.h"
 #include "change/ordered_encoding.h"
 #include "change/row_text.h"
@@ -149,14 +150,15 @@ struct KeyWork {
   std::string key;
   bool had_state = false;
   int64_t source_row = -1;  // the batch row of the last upsert that changed the state
-  KeyState old_state;
+  /// On the heap once set: a load's keys have none, and a KeyState is 56 bytes a key.
+  HeapValue<KeyState> old_state;
   KeyState new_state;
   /// SCD2: the archived chunks the key had in the index, when its states were made whole
   /// (key_history.h); the new state replaces them.
   uint32_t replaced_chunks = 0;
   /// SCD2: the sequence of the key's oldest event in the batch (its newer events stay in the
   /// key's entry when older ones are archived).
-  std::string first_seq;
+  HeapValue<std::string> first_seq;
 };
 
 // The batch's KeyWork by key. The batch's own keys arrive in ascending order and are found by a
@@ -350,18 +352,18 @@ Status ApplierImpl::PrepareTarget(const data::Schema& source, int64_t first_row,
 Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts) const {
   CDCLAKE_ASSIGN_OR_RETURN(bool done, DiffAfterSharedEvents(work, rows, counts));
   if (done) return Status::OK();
-  if (work.old_state.archived->chunks > 0) {
+  if (work.old_state->archived->chunks > 0) {
     return Status::Internal(flow_.target + ": an SCD2 key's archived history was not read");
   }
-  CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows, Fold(settings_, work.old_state));
+  CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows, Fold(settings_, *work.old_state));
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> new_rows, Fold(settings_, work.new_state));
-  if (old_rows.size() != work.old_state.locations.size()) {
+  if (old_rows.size() != work.old_state->locations.size()) {
     return Status::Corrupt(flow_.target + ": key index entry holds " +
-                           std::to_string(work.old_state.locations.size()) + " row locations for " +
-                           std::to_string(old_rows.size()) + " rows");
+                           std::to_string(work.old_state->locations.size()) +
+                           " row locations for " + std::to_string(old_rows.size()) + " rows");
   }
   work.new_state.locations.assign(new_rows.size(), RowLocation{});
-  DiffRows(std::move(old_rows), work.old_state.locations, std::move(new_rows),
+  DiffRows(std::move(old_rows), work.old_state->locations, std::move(new_rows),
            work.new_state.locations.data(), rows, counts);
   return Status::OK();
 }
@@ -374,20 +376,20 @@ Status ApplierImpl::DiffKey(KeyWork& work, TargetRows& rows, ApplyCounts& counts
 // False, having done nothing, for other shapes of state.
 Result<bool> ApplierImpl::DiffAfterSharedEvents(KeyWork& work, TargetRows& rows,
                                                 ApplyCounts& counts) const {
-  const std::vector<StoredEvent>& before = work.old_state.events;
+  const std::vector<StoredEvent>& before = work.old_state->events;
   const std::vector<StoredEvent>& now = work.new_state.events;
   if (flow_.scd_type != ScdType::kType2) return false;
   const size_t shared = static_cast<size_t>(
       std::mismatch(before.begin(), before.end(), now.begin(), now.end()).first - before.begin());
   // A state whose first events are archived (key_history.h) starts from the version they leave
   // open; the batch's events all sort after them (else the state was read whole).
-  const bool archived = work.old_state.archived->chunks > 0;
+  const bool archived = work.old_state->archived->chunks > 0;
   if (shared == 0 && !archived) return false;
   std::span<const StoredEvent> old_events(before), new_events(now);
   LastVersion last;
   if (archived) {
     CDCLAKE_ASSIGN_OR_RETURN(std::optional<FoldedRow> open,
-                             ArchivedOpenVersion(settings_, work.old_state));
+                             ArchivedOpenVersion(settings_, *work.old_state));
     CDCLAKE_ASSIGN_OR_RETURN(
         last.open, OpenVersionAfter(settings_, std::move(open), old_events.first(shared)));
     last.known = true;
@@ -397,7 +399,7 @@ Result<bool> ApplierImpl::DiffAfterSharedEvents(KeyWork& work, TargetRows& rows,
   }
   CDCLAKE_ASSIGN_OR_RETURN(std::vector<FoldedRow> old_rows,
                            FoldAfter(settings_, last.open, old_events.subspan(shared)));
-  const std::vector<RowLocation>& old_locations = work.old_state.locations;
+  const std::vector<RowLocation>& old_locations = work.old_state->locations;
   if (old_locations.size() < old_rows.size()) {
     if (!archived) return false;  // DiffKey reports it
     return Status::Corrupt(flow_.target + ": key index entry holds " +
@@ -576,12 +578,12 @@ bool HoldsDigest(const KeyState& state) {
 // values read back before its events were added (ReadBackValues), so it does not come here.
 Status ApplierImpl::DiffDigest(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
                                ApplyCounts& counts) const {
-  const StoredEvent& before = work.old_state.events[0];
+  const StoredEvent& before = work.old_state->events[0];
   const std::vector<StoredEvent>& now = work.new_state.events;
-  if (!DigestEligible(work.old_state)) {
+  if (!DigestEligible(*work.old_state)) {
     return Status::Corrupt(flow_.target + ": a key index entry holds a digest but not one row");
   }
-  const RowLocation old_location = work.old_state.locations[0];
+  const RowLocation old_location = work.old_state->locations[0];
   if (now.empty() || now.back().kind == EventKind::kDelete) {
     work.new_state.locations.clear();
     rows.Delete(old_location);
@@ -633,11 +635,11 @@ Result<int64_t> ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) con
   std::map<uint32_t, std::vector<KeyWork*>> by_file;
   int64_t columns = 0;
   for (KeyWork* w : works) {
-    if (!DigestEligible(w->old_state)) {
+    if (!DigestEligible(*w->old_state)) {
       return Status::Corrupt(flow_.target + ": a key index entry holds a digest but not one row");
     }
-    by_file[w->old_state.locations[0].file].push_back(w);
-    columns = std::max(columns, EncodedColumnCount(w->old_state.events[0].values));
+    by_file[w->old_state->locations[0].file].push_back(w);
+    columns = std::max(columns, EncodedColumnCount(w->old_state->events[0].values));
   }
   std::vector<std::string> names;
   for (const data::Field& f : layout_.target().fields()) {
@@ -666,8 +668,8 @@ Result<int64_t> ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) con
     CDCLAKE_ASSIGN_OR_RETURN(data::RecordBatch rows,
                              delta::ReadDataFile(fs_, *snapshot_, whole, read));
     for (KeyWork* w : keyed) {
-      StoredEvent& held = w->old_state.events[0];
-      const int64_t r = w->old_state.locations[0].row;
+      StoredEvent& held = w->old_state.mut().events[0];
+      const int64_t r = w->old_state->locations[0].row;
       const int64_t count = EncodedColumnCount(held.values);
       if (r < 0 || r >= rows.num_rows()) {
         return Status::Corrupt(flow_.target + ": the key index places a row at " +
@@ -705,7 +707,7 @@ Result<int64_t> ApplierImpl::ReadBackValues(std::span<KeyWork* const> works) con
 bool ApplierImpl::DiffFromSource(KeyWork& work, const data::RecordBatch& source, TargetRows& rows,
                                  ApplyCounts& counts) const {
   const std::vector<StoredEvent>& now = work.new_state.events;
-  const std::vector<StoredEvent>& before = work.old_state.events;
+  const std::vector<StoredEvent>& before = work.old_state->events;
   if (work.source_row < 0 || now.size() != 1 || now[0].kind != EventKind::kUpsert ||
       now[0].partial || before.size() > 1) {
     return false;
@@ -715,13 +717,13 @@ bool ApplierImpl::DiffFromSource(KeyWork& work, const data::RecordBatch& source,
               EncodedColumnCount(before[0].values) != EncodedColumnCount(now[0].values))) {
     return false;
   }
-  if (work.old_state.locations.size() != (had ? 1U : 0U)) return false;  // DiffKey reports it
+  if (work.old_state->locations.size() != (had ? 1U : 0U)) return false;  // DiffKey reports it
   work.new_state.locations.assign(1, RowLocation{});
   if (had && before[0].values == now[0].values) {
-    work.new_state.locations[0] = work.old_state.locations[0];
+    work.new_state.locations[0] = work.old_state->locations[0];
     return true;
   }
-  if (had) rows.Delete(work.old_state.locations[0]);
+  if (had) rows.Delete(work.old_state->locations[0]);
   rows.AppendSourceRow(source, work.source_row, &work.new_state.locations[0]);
   counts.updated += had ? 1 : 0;
   counts.inserted += had ? 0 : 1;
@@ -778,8 +780,8 @@ Status ApplierImpl::RemapMovedRows(const std::vector<delta::Action>& deletion_ac
         auto fresh = std::make_unique<KeyWork>();
         fresh->key = key;
         fresh->had_state = true;
-        CDCLAKE_ASSIGN_OR_RETURN(fresh->old_state, ParseKeyState(*bytes));
-        fresh->new_state = fresh->old_state;
+        CDCLAKE_ASSIGN_OR_RETURN(fresh->old_state.mut(), ParseKeyState(*bytes));
+        fresh->new_state = *fresh->old_state;
         work = fresh.get();
         by_key.AddLater(work);
         moved.push_back(std::move(fresh));
@@ -1148,18 +1150,18 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       }
       KeyWork& work = works.emplace_back();
       work.key = e.key;
-      if (flow_.scd_type == ScdType::kType2) work.first_seq = e.event.seq;
+      if (flow_.scd_type == ScdType::kType2) work.first_seq.mut() = e.event.seq;
       if (std::optional<std::string>* bytes = no_state ? nullptr : &found[ends.size()];
           bytes && *bytes) {
         work.had_state = true;
-        CDCLAKE_ASSIGN_OR_RETURN(work.old_state, ParseKeyState(**bytes));
+        CDCLAKE_ASSIGN_OR_RETURN(work.old_state.mut(), ParseKeyState(**bytes));
         bytes->reset();  // parsed: its memory goes to the next keys' states
         // The key's first event in the batch is its oldest: one that lands among archived
         // events needs the whole history (rare: the archive holds older batches' events).
-        if (ReachesArchive(work.old_state, e.event.seq)) {
+        if (ReachesArchive(*work.old_state, e.event.seq)) {
           whole_keys.push_back(work.key);
-          whole_states.push_back(&work.old_state);
-          work.replaced_chunks = work.old_state.archived->chunks;
+          whole_states.push_back(&work.old_state.mut());
+          work.replaced_chunks = work.old_state->archived->chunks;
         }
       }
       by_key.AddInOrder(&work);
@@ -1167,15 +1169,15 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     }
     CDCLAKE_RETURN_IF_ERROR(ReadWholeHistories(*index_, whole_keys, whole_states));
     for (KeyWork& work : works) {
-      work.new_state = work.old_state;
+      work.new_state = *work.old_state;
       if (truncate) DropThrough(*truncate, &work.new_state);
     }
     // States held as digests whose values this batch needs are read back from the table first.
     std::vector<KeyWork*> read_back;
     for (size_t k = 0, i = 0; k < works.size(); i = ends[k++]) {
       KeyWork& work = works[k];
-      if (!HoldsDigest(work.old_state)) continue;
-      const StoredEvent& held = work.old_state.events[0];
+      if (!HoldsDigest(*work.old_state)) continue;
+      const StoredEvent& held = work.old_state->events[0];
       bool needed = folds_old_values;
       for (size_t j = i; j < ends[k] && !needed; ++j) {
         // A tie with other values is settled by the two encodings (a repeat of the stored
@@ -1247,7 +1249,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
                                            KeyWork work;
                                            work.key = key;
                                            work.had_state = true;
-                                           work.old_state = *state;
+                                           work.old_state.mut() = *state;
                                            work.new_state = std::move(*state);
                                            if (DropThrough(*truncate, &work.new_state))
                                              reached.push_back(std::move(work));
@@ -1263,7 +1265,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   // Keys whose state changed, and what that does to their rows.
   std::vector<KeyWork*> changed;
   for (auto& w : works) {
-    if (!(w.new_state.events == w.old_state.events)) changed.push_back(&w);
+    if (!(w.new_state.events == w.old_state->events)) changed.push_back(&w);
   }
   const bool state_changed = !changed.empty() || truncate_raised;
 
@@ -1302,8 +1304,8 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
       ++counts.tombstones_purged;
       if (KeyWork* work = by_key.Find(key)) {
         work->new_state.events.clear();
-        work->old_state.events.clear();  // no rows either way; nothing to write
-        work->old_state.locations.clear();
+        work->old_state.mut().events.clear();  // no rows either way; nothing to write
+        work->old_state.mut().locations.clear();
       }
     }
   }
@@ -1350,7 +1352,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
                             "but its rows are not written as they came");
   }
   for (KeyWork* w : changed) {
-    if (HoldsDigest(w->old_state)) {
+    if (HoldsDigest(*w->old_state)) {
       CDCLAKE_RETURN_IF_ERROR(DiffDigest(*w, rows, target_rows, counts));
       continue;
     }
@@ -1405,8 +1407,8 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   if (flow_.scd_type == ScdType::kType2) {
     const HistoryTail tail{options_.history_tail_events, 2 * options_.history_tail_events};
     auto archive = [&](KeyWork& w) -> Status {
-      if (w.new_state == w.old_state) return Status::OK();
-      return ArchiveHistory(settings_, w.key, tail, w.first_seq, w.replaced_chunks, &w.new_state,
+      if (w.new_state == *w.old_state) return Status::OK();
+      return ArchiveHistory(settings_, w.key, tail, *w.first_seq, w.replaced_chunks, &w.new_state,
                             &index_batch);
     };
     for (KeyWork& w : works) CDCLAKE_RETURN_IF_ERROR(archive(w));
@@ -1423,7 +1425,7 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
     auto serialize = [&](size_t from, size_t to) {
       for (size_t i = from; i < to; ++i) {
         const KeyWork& w = works[i];
-        if (!w.new_state.events.empty() && !(w.new_state == w.old_state)) {
+        if (!w.new_state.events.empty() && !(w.new_state == *w.old_state)) {
           serialized[i] = SerializeKeyState(w.new_state, digest_states);
         }
       }
@@ -1433,11 +1435,11 @@ Result<ApplyResult> ApplierImpl::ApplyConformed(const change::ChangeBatch& batch
   // Every key whose events or row locations changed (copy-on-write moves rows of keys whose
   // events did not change, in the batch or not); `ready`: its state serialized above, if it was.
   auto put_state = [&](const KeyWork& w, std::string* ready) {
-    if (purged.count(StateKey(w.key)) || w.new_state == w.old_state) return;
+    if (purged.count(StateKey(w.key)) || w.new_state == *w.old_state) return;
     std::optional<std::string> old_queue, new_queue;
     const bool scd1 = flow_.scd_type == ScdType::kType1;  // SCD2 keeps no tombstones (§6)
-    if (scd1 && w.old_state.IsTombstone()) {
-      old_queue = TombstoneKey(w.old_state.events[0].processed_ms, w.key);
+    if (scd1 && w.old_state->IsTombstone()) {
+      old_queue = TombstoneKey(w.old_state->events[0].processed_ms, w.key);
     }
     if (scd1 && w.new_state.IsTombstone()) {
       new_queue = TombstoneKey(w.new_state.events[0].processed_ms, w.key);
