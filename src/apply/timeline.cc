@@ -33,10 +33,6 @@ void CompactType1(const TimelineSettings& settings, KeyState* state) {
   // the upserts that overwrote it with one that carries NULLs there (see docs/apply.md).
 }
 
-}  // namespace
-
-namespace {
-
 // Whether values of `type` hold floating-point numbers: every NaN equals every other as a
 // value (data::Value), while their encodings keep their bits and differ.
 bool HoldsFloats(const data::DataType& type) {
